@@ -1,0 +1,1 @@
+//! Cost-model fitting (skeleton; see issue 5).

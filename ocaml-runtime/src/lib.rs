@@ -1,0 +1,2 @@
+//! ocaml-runtime (in progress).
+pub mod digest;

@@ -1,0 +1,1 @@
+//! Cost-semantics interpreter (skeleton; see issue 3).
