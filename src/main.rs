@@ -1,1 +1,37 @@
-fn main() {}
+//! `mlcost`: learns what each OCaml construct costs on this machine and compiler, by
+//! experiment. This binary only wires the workspace's crates together: `ocaml-runtime` builds,
+//! `harness` measures, `semantics` counts, `fit` fits, `reports` shows.
+
+mod commands;
+mod progress;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "mlcost", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Measure OCaml programs of the benchmark shape (`input : int -> 'a`, `run : 'a -> 'b`)
+    /// the Core_bench way: time per run, words per run, R², 95% interval, layout spread.
+    Bench(commands::bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Bench(args) => commands::bench::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("mlcost: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

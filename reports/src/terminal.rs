@@ -1,0 +1,140 @@
+//! The Core_bench-style table printed by `mlcost bench` and `mlcost suite`: one row per
+//! (benchmark, size), time and words per run, R², the 95% interval of the time, and how far
+//! the code layouts moved it.
+
+use harness::Estimate;
+
+/// Core_bench's time format: three significant digits with the unit that fits.
+pub fn format_ns(ns: f64) -> String {
+    let abs = ns.abs();
+    let (value, unit) = if abs < 1e3 {
+        (ns, "ns")
+    } else if abs < 1e6 {
+        (ns / 1e3, "us")
+    } else if abs < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    format!("{value:.2}{unit}")
+}
+
+/// Core_bench's word format; blank when (to two decimals) nothing was allocated.
+pub fn format_words(words: f64) -> String {
+    let abs = words.abs();
+    if abs < 0.005 {
+        String::new()
+    } else if abs < 1e3 {
+        format!("{words:.2}w")
+    } else if abs < 1e6 {
+        format!("{:.2}kw", words / 1e3)
+    } else {
+        format!("{:.2}Mw", words / 1e6)
+    }
+}
+
+/// Renders the table with box-drawing borders, numbers right-aligned.
+pub fn table(estimates: &[Estimate]) -> String {
+    let multi_compiler = estimates.iter().any(|e| e.compiler != estimates[0].compiler);
+    let header: Vec<String> = [
+        "Name", "Time/Run", "mWd/Run", "mjWd/Run", "Prom/Run", "R²", "95% CI", "Layouts ±",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let rows: Vec<Vec<String>> = estimates
+        .iter()
+        .map(|e| {
+            let name = if multi_compiler {
+                format!("{}:{} [{}]", e.benchmark, e.size, e.compiler)
+            } else {
+                format!("{}:{}", e.benchmark, e.size)
+            };
+            vec![
+                name,
+                format_ns(e.ns_per_run.estimate),
+                format_words(e.minor_words_per_run),
+                format_words(e.major_words_per_run),
+                format_words(e.promoted_words_per_run),
+                format!("{:.4}", e.r2),
+                format!(
+                    "{} .. {}",
+                    format_ns(e.ns_per_run.ci_low),
+                    format_ns(e.ns_per_run.ci_high)
+                ),
+                if e.layouts.len() > 1 {
+                    format!("{:.1}%", e.layout_spread_pct)
+                } else {
+                    String::new()
+                },
+            ]
+        })
+        .collect();
+    render(&header, &rows)
+}
+
+fn render(header: &[String], rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let rule = |l: &str, m: &str, r: &str| {
+        let parts: Vec<String> = widths.iter().map(|w| "─".repeat(w + 2)).collect();
+        format!("{l}{}{r}\n", parts.join(m))
+    };
+    let line = |cells: &[String], left_align_all: bool| {
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, w))| {
+                let pad = w - cell.chars().count();
+                if c == 0 || left_align_all {
+                    format!(" {cell}{} ", " ".repeat(pad))
+                } else {
+                    format!(" {}{cell} ", " ".repeat(pad))
+                }
+            })
+            .collect();
+        format!("│{}│\n", parts.join("│"))
+    };
+    let mut out = rule("┌", "┬", "┐");
+    out.push_str(&line(header, true));
+    out.push_str(&rule("├", "┼", "┤"));
+    for row in rows {
+        out.push_str(&line(row, false));
+    }
+    out.push_str(&rule("└", "┴", "┘"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_follow_core_bench() {
+        assert_eq!(format_ns(3.014), "3.01ns");
+        assert_eq!(format_ns(12_345.0), "12.35us");
+        assert_eq!(format_ns(2.5e7), "25.00ms");
+        assert_eq!(format_words(0.0), "");
+        assert_eq!(format_words(3.0), "3.00w");
+        assert_eq!(format_words(30_000.0), "30.00kw");
+    }
+
+    #[test]
+    fn table_rows_line_up() {
+        let text = render(
+            &["Name".into(), "Time/Run".into()],
+            &[vec!["fapp:1000".into(), "4.78us".into()], vec!["x:1".into(), "1.00ns".into()]],
+        );
+        let widths: Vec<usize> = text.lines().map(|l| l.chars().count()).collect();
+        assert!(widths.iter().all(|&w| w == widths[0]), "{text}");
+        assert!(text.contains("│ fapp:1000 │   4.78us │"), "{text}");
+    }
+}

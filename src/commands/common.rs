@@ -1,0 +1,104 @@
+//! Options shared by the subcommands that build and measure.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use harness::{CompilerSetup, SamplingConfig};
+use ocaml_runtime::Compiler;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone)]
+pub struct MeasureArgs {
+    /// Compiler under test, as PATH or NAME=PATH (repeatable; default: `ocamlopt` on PATH).
+    #[arg(long = "compiler", value_name = "[NAME=]PATH")]
+    pub compilers: Vec<String>,
+    /// Flags passed to every compiler.
+    #[arg(long, default_value = "-inline 0", allow_hyphen_values = true)]
+    pub flags: String,
+    /// Sampling time per (program, size, layout), e.g. 1s, 500ms.
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    pub quota: Duration,
+    /// Stop a point early once the slope's 95% half-width is below this fraction (0 = never).
+    #[arg(long, default_value_t = 0.01)]
+    pub target_ci: f64,
+    /// Growth factor of successive batch sizes (Core_bench: a few percent).
+    #[arg(long, default_value_t = 1.05)]
+    pub growth: f64,
+    /// Code-layout variants built and measured per program (DESIGN.md).
+    #[arg(long, default_value_t = 4)]
+    pub layouts: u32,
+    /// Kill a binary that does not answer within this time.
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    pub timeout: Duration,
+    /// CPU to pin measurements to (default: the last one available).
+    #[arg(long)]
+    pub cpu: Option<usize>,
+}
+
+impl MeasureArgs {
+    pub fn sampling(&self) -> Result<SamplingConfig> {
+        if self.growth <= 1.0 {
+            bail!("--growth must be above 1 (got {})", self.growth);
+        }
+        if self.layouts == 0 {
+            bail!("--layouts must be at least 1");
+        }
+        if !(0.0..1.0).contains(&self.target_ci) {
+            bail!("--target-ci is a fraction in [0, 1) (got {})", self.target_ci);
+        }
+        Ok(SamplingConfig {
+            quota: self.quota,
+            target_rel_ci: (self.target_ci > 0.0).then_some(self.target_ci),
+            growth: self.growth,
+            reply_timeout: self.timeout,
+            ..SamplingConfig::default()
+        })
+    }
+
+    pub fn compilers(&self) -> Result<Vec<CompilerSetup>> {
+        let flags: Vec<String> = self.flags.split_whitespace().map(str::to_string).collect();
+        let specs: Vec<(Option<&str>, Option<PathBuf>)> = if self.compilers.is_empty() {
+            vec![(None, None)]
+        } else {
+            self.compilers
+                .iter()
+                .map(|spec| match spec.split_once('=') {
+                    Some((name, path)) => (Some(name), Some(PathBuf::from(path))),
+                    None => (None, Some(PathBuf::from(spec))),
+                })
+                .collect()
+        };
+        let mut setups: Vec<CompilerSetup> = Vec::new();
+        for (name, path) in specs {
+            let compiler = Compiler::discover(name, path.as_deref())?;
+            if setups.iter().any(|s| s.compiler.name == compiler.name) {
+                bail!(
+                    "two compilers are named {:?}: name them, e.g. --compiler a={}",
+                    compiler.name,
+                    compiler.path.display()
+                );
+            }
+            setups.push(CompilerSetup {
+                compiler,
+                flags: flags.clone(),
+            });
+        }
+        Ok(setups)
+    }
+}
+
+/// A fresh output directory under `mlcost-out/` named by kind and time.
+pub fn default_out_dir(kind: &str) -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    PathBuf::from("mlcost-out").join(format!("{kind}-{secs}"))
+}
+
+/// The benchmark name of a program file: its stem.
+pub fn benchmark_name(path: &std::path::Path) -> Result<String> {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .map(str::to_string)
+        .with_context(|| format!("{}: not a file name", path.display()))
+}
