@@ -30,7 +30,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("mlcost: error: {err:#}");
+            // Our errors already spell out their causes; `{:#}` would print them twice.
+            eprintln!("mlcost: error: {err}");
             ExitCode::FAILURE
         }
     }

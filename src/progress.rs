@@ -21,11 +21,14 @@ impl BarProgress {
     fn bar(&mut self, total: usize) -> &ProgressBar {
         let interactive = self.interactive;
         self.bar.get_or_insert_with(|| {
-            let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             bar.set_style(
-                ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg} ({elapsed}, ~{eta} left)")
-                    .expect("valid template")
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg} ({elapsed}, ~{eta} left)",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
             );
             if !interactive {
                 bar.set_draw_target(ProgressDrawTarget::hidden());

@@ -58,7 +58,9 @@ pub enum BenchError {
         size: u64,
         digests: Vec<String>,
     },
-    #[error("benchmark {benchmark} at size {size}: fewer than two distinct batch sizes; raise --quota")]
+    #[error(
+        "benchmark {benchmark} at size {size}: fewer than two distinct batch sizes; raise --quota"
+    )]
     TooFewSamples { benchmark: String, size: u64 },
     #[error("cannot save measurements: {0}")]
     Io(#[from] SampleIoError),
@@ -132,7 +134,9 @@ fn build_all(
         for program in &plan.programs {
             let mut variants = Vec::new();
             for layout in 0..plan.layouts {
-                let dir = build_dir.join(sanitize(&program.name)).join(format!("layout-{layout}"));
+                let dir = build_dir
+                    .join(sanitize(&program.name))
+                    .join(format!("layout-{layout}"));
                 let spec = BuildSpec {
                     program: &program.path,
                     compiler: &setup.compiler,
@@ -158,12 +162,27 @@ fn build_all(
 /// File-system-safe form of a benchmark or compiler name.
 pub fn sanitize(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
-pub fn run_bench(plan: &BenchPlan, progress: &mut dyn Progress) -> Result<BenchOutcome, BenchError> {
+pub fn run_bench(
+    plan: &BenchPlan,
+    progress: &mut dyn Progress,
+) -> Result<BenchOutcome, BenchError> {
     std::fs::create_dir_all(&plan.out_dir).map_err(io_err(&plan.out_dir))?;
+    // The compiler runs inside each build directory, so every path handed to it is absolute.
+    let out_dir = std::path::absolute(&plan.out_dir).map_err(io_err(&plan.out_dir))?;
+    let plan = &BenchPlan {
+        out_dir,
+        ..plan.clone()
+    };
     let binaries = build_all(plan, progress)?;
     let samples_path = plan.out_dir.join("samples.jsonl");
     let estimates_path = plan.out_dir.join("estimates.json");
@@ -204,8 +223,12 @@ pub fn run_bench(plan: &BenchPlan, progress: &mut dyn Progress) -> Result<BenchO
                     let slot = &mut drivers[c][layout as usize];
                     if slot.is_none() {
                         *slot = Some(
-                            DriverProcess::spawn(&binary.path, plan.cpu, plan.sampling.reply_timeout)
-                                .map_err(fail)?,
+                            DriverProcess::spawn(
+                                &binary.path,
+                                plan.cpu,
+                                plan.sampling.reply_timeout,
+                            )
+                            .map_err(fail)?,
                         );
                     }
                     let driver = slot.as_mut().expect("driver just started");

@@ -120,8 +120,14 @@ pub fn combine_layouts(
     assert!(!layouts.is_empty(), "an estimate needs at least one layout");
     let avg = |f: &dyn Fn(&LayoutEstimate) -> f64| mean(layouts.iter().map(f));
     let estimate = avg(&|l| l.ns_per_run.estimate);
-    let fastest = layouts.iter().map(|l| l.ns_per_run.estimate).fold(f64::INFINITY, f64::min);
-    let slowest = layouts.iter().map(|l| l.ns_per_run.estimate).fold(f64::NEG_INFINITY, f64::max);
+    let fastest = layouts
+        .iter()
+        .map(|l| l.ns_per_run.estimate)
+        .fold(f64::INFINITY, f64::min);
+    let slowest = layouts
+        .iter()
+        .map(|l| l.ns_per_run.estimate)
+        .fold(f64::NEG_INFINITY, f64::max);
     let (ci_low, ci_high) = if layouts.len() == 1 {
         (layouts[0].ns_per_run.ci_low, layouts[0].ns_per_run.ci_high)
     } else {
@@ -209,18 +215,38 @@ mod tests {
         let layouts: Vec<LayoutEstimate> = [1.1, 1.1, 4.5, 1.2]
             .iter()
             .enumerate()
-            .map(|(j, &t)| layout_estimate(j as u32, 16 * j as u64, &samples(t * 1000.0, 40.0), j as u64).unwrap())
+            .map(|(j, &t)| {
+                layout_estimate(
+                    j as u32,
+                    16 * j as u64,
+                    &samples(t * 1000.0, 40.0),
+                    j as u64,
+                )
+                .unwrap()
+            })
             .collect();
         for l in &layouts {
             assert!((l.minor_words_per_run - 3.0).abs() < 1e-9);
         }
         let per_layout: Vec<f64> = layouts.iter().map(|l| l.ns_per_run.estimate).collect();
         let e = combine_layouts("fapp", "4.13.1", 1000, "0".repeat(16), layouts, 9);
-        assert!((e.ns_per_run.estimate - 1975.0).abs() < 30.0, "{:?}", e.ns_per_run);
+        assert!(
+            (e.ns_per_run.estimate - 1975.0).abs() < 30.0,
+            "{:?}",
+            e.ns_per_run
+        );
         for t in per_layout {
-            assert!(e.ns_per_run.ci_low <= t && t <= e.ns_per_run.ci_high, "{t} outside {:?}", e.ns_per_run);
+            assert!(
+                e.ns_per_run.ci_low <= t && t <= e.ns_per_run.ci_high,
+                "{t} outside {:?}",
+                e.ns_per_run
+            );
         }
-        assert!((e.layout_spread_pct - 100.0 * 3400.0 / 1975.0).abs() < 3.0, "{}", e.layout_spread_pct);
+        assert!(
+            (e.layout_spread_pct - 100.0 * 3400.0 / 1975.0).abs() < 3.0,
+            "{}",
+            e.layout_spread_pct
+        );
         assert_eq!(e.samples, 320);
     }
 }

@@ -21,7 +21,9 @@ pub mod regression;
 pub mod samples;
 pub mod sampling;
 
-pub use bench::{run_bench, BenchError, BenchOutcome, BenchPlan, BenchProgram, CompilerSetup, Progress, Silent};
+pub use bench::{
+    run_bench, BenchError, BenchOutcome, BenchPlan, BenchProgram, CompilerSetup, Progress, Silent,
+};
 pub use estimate::{Estimate, LayoutEstimate};
 pub use regression::{GcFit, Interval};
 pub use sampling::SamplingConfig;

@@ -167,7 +167,9 @@ fn describe_status(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exit code {code}"),
-        (None, Some(libc::SIGSEGV)) => "killed by SIGSEGV: a crash, often a stack overflow in C code or unsafe code".into(),
+        (None, Some(libc::SIGSEGV)) => {
+            "killed by SIGSEGV: a crash, often a stack overflow in C code or unsafe code".into()
+        }
         (None, Some(sig)) => format!("killed by signal {sig}"),
         _ => status.to_string(),
     }

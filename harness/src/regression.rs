@@ -84,7 +84,9 @@ pub fn slope_half_width(x: &[f64], y: &[f64]) -> Option<f64> {
         })
         .sum();
     let se = (ssr / (n - 2) as f64 / sxx).sqrt();
-    let t = StudentsT::new(0.0, 1.0, (n - 2) as f64).ok()?.inverse_cdf(0.975);
+    let t = StudentsT::new(0.0, 1.0, (n - 2) as f64)
+        .ok()?
+        .inverse_cdf(0.975);
     Some(t * se)
 }
 
@@ -160,7 +162,11 @@ pub fn gc_fit(runs: &[f64], minor: &[f64], major: &[f64], ns: &[f64]) -> Option<
     let fitted = &design * &beta;
     let mean = target.mean();
     let ss_tot: f64 = target.iter().map(|y| (y - mean) * (y - mean)).sum();
-    let ss_res: f64 = target.iter().zip(fitted.iter()).map(|(y, f)| (y - f) * (y - f)).sum();
+    let ss_res: f64 = target
+        .iter()
+        .zip(fitted.iter())
+        .map(|(y, f)| (y - f) * (y - f))
+        .sum();
     let mut k = 2;
     let mut next = |used: bool| {
         used.then(|| {
@@ -175,7 +181,11 @@ pub fn gc_fit(runs: &[f64], minor: &[f64], major: &[f64], ns: &[f64]) -> Option<
         ns_per_run: beta[1],
         ns_per_minor_collection,
         ns_per_major_collection,
-        r2: if ss_tot > 0.0 { 1.0 - ss_res / ss_tot } else { 1.0 },
+        r2: if ss_tot > 0.0 {
+            1.0 - ss_res / ss_tot
+        } else {
+            1.0
+        },
     })
 }
 
@@ -212,10 +222,17 @@ mod tests {
         let runs: Vec<f64> = (1..60).map(|i| f64::from(i) * 10.0).collect();
         let minor: Vec<f64> = runs.iter().map(|r| (r / 7.0).floor()).collect();
         let major = vec![0.0; runs.len()];
-        let ns: Vec<f64> = runs.iter().zip(&minor).map(|(r, m)| 100.0 * r + 5000.0 * m + 30.0).collect();
+        let ns: Vec<f64> = runs
+            .iter()
+            .zip(&minor)
+            .map(|(r, m)| 100.0 * r + 5000.0 * m + 30.0)
+            .collect();
         let fit = gc_fit(&runs, &minor, &major, &ns).unwrap();
         assert!((fit.ns_per_run - 100.0).abs() < 1e-6, "{fit:?}");
-        assert!((fit.ns_per_minor_collection.unwrap() - 5000.0).abs() < 1e-4, "{fit:?}");
+        assert!(
+            (fit.ns_per_minor_collection.unwrap() - 5000.0).abs() < 1e-4,
+            "{fit:?}"
+        );
         assert_eq!(fit.ns_per_major_collection, None);
         assert_eq!(gc_fit(&runs, &major, &major, &ns), None);
     }

@@ -78,7 +78,9 @@ pub fn sample_point<E>(
 ) -> Result<PointSamples, SamplingError<E>> {
     let limit = config.reply_timeout;
     let request = Request::Size(size);
-    let reply = driver.request(request, limit).map_err(SamplingError::Driver)?;
+    let reply = driver
+        .request(request, limit)
+        .map_err(SamplingError::Driver)?;
     let input_ns = expect(request, reply, |r| match r {
         Reply::Ready { input_ns, .. } => Ok(input_ns),
         other => Err(other),
@@ -90,7 +92,9 @@ pub fn sample_point<E>(
     let mut runs = 1;
     loop {
         let request = Request::Batch(runs);
-        let reply = driver.request(request, limit).map_err(SamplingError::Driver)?;
+        let reply = driver
+            .request(request, limit)
+            .map_err(SamplingError::Driver)?;
         let sample = expect(request, reply, |r| match r {
             Reply::Sample(s) if s.runs == runs => Ok(s),
             other => Err(other),

@@ -66,26 +66,47 @@ fn a_list_of_n_ints_allocates_exactly_3n_minor_words_and_a_big_array_goes_major(
     let estimates = measure(vec![list, array], 1, 200);
     for e in &estimates[..3] {
         let expected = 3.0 * e.size as f64;
-        assert!((e.minor_words_per_run - expected).abs() < 1e-6 * expected, "{}: {}", e.size, e.minor_words_per_run);
+        assert!(
+            (e.minor_words_per_run - expected).abs() < 1e-6 * expected,
+            "{}: {}",
+            e.size,
+            e.minor_words_per_run
+        );
     }
     let array = &estimates[3];
     // mjWd/Run includes promoted words (as Gc.major_words does): a collection inside a batch
     // can promote a few of the driver's own words, so the direct allocation is the exact one.
     let direct = array.major_words_per_run - array.promoted_words_per_run;
     assert!((direct - 301.0).abs() < 1e-6, "{direct}");
-    assert_eq!(array.major_words_per_run.round(), 301.0, "{}", array.major_words_per_run);
-    assert!(array.minor_words_per_run.abs() < 1e-9, "{}", array.minor_words_per_run);
+    assert_eq!(
+        array.major_words_per_run.round(),
+        301.0,
+        "{}",
+        array.major_words_per_run
+    );
+    assert!(
+        array.minor_words_per_run.abs() < 1e-9,
+        "{}",
+        array.minor_words_per_run
+    );
 }
 
 #[test]
 fn fapp_time_scales_with_n_and_fits_a_line() {
     let tmp = tempfile::tempdir().unwrap();
-    let estimates = measure(vec![program(tmp.path(), "fapp", FAPP, &[2000, 16000])], 1, 700);
+    let estimates = measure(
+        vec![program(tmp.path(), "fapp", FAPP, &[2000, 16000])],
+        1,
+        700,
+    );
     let ratio = estimates[1].ns_per_run.estimate / estimates[0].ns_per_run.estimate;
     assert!((6.0..=10.0).contains(&ratio), "16000/2000 = {ratio}");
     for e in &estimates {
         assert!(e.r2 > 0.95, "R² {} at {}", e.r2, e.size);
-        assert!(e.ns_per_run.ci_low <= e.ns_per_run.estimate && e.ns_per_run.estimate <= e.ns_per_run.ci_high);
+        assert!(
+            e.ns_per_run.ci_low <= e.ns_per_run.estimate
+                && e.ns_per_run.estimate <= e.ns_per_run.ci_high
+        );
     }
 }
 
@@ -96,16 +117,31 @@ fn four_layouts_are_reported_and_averaged_within_their_range() {
     let e = &estimates[0];
     assert_eq!(e.layouts.len(), 4);
     let per_layout: Vec<f64> = e.layouts.iter().map(|l| l.ns_per_run.estimate).collect();
-    let (lo, hi) = per_layout.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
-    assert!(lo <= e.ns_per_run.estimate && e.ns_per_run.estimate <= hi, "{per_layout:?} vs {}", e.ns_per_run.estimate);
+    let (lo, hi) = per_layout
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    assert!(
+        lo <= e.ns_per_run.estimate && e.ns_per_run.estimate <= hi,
+        "{per_layout:?} vs {}",
+        e.ns_per_run.estimate
+    );
     assert!(e.ns_per_run.ci_low <= lo && hi <= e.ns_per_run.ci_high);
     let offsets: Vec<u64> = e.layouts.iter().map(|l| l.offset_bytes % 64).collect();
     assert_eq!(offsets, vec![0, 16, 32, 48]);
     let json = serde_json::to_value(e).unwrap();
     for field in [
-        "benchmark", "size", "samples", "ns_per_run", "r2", "minor_words_per_run",
-        "major_words_per_run", "promoted_words_per_run", "minor_collections_per_run",
-        "major_collections_per_run", "digest", "layouts",
+        "benchmark",
+        "size",
+        "samples",
+        "ns_per_run",
+        "r2",
+        "minor_words_per_run",
+        "major_words_per_run",
+        "promoted_words_per_run",
+        "minor_collections_per_run",
+        "major_collections_per_run",
+        "digest",
+        "layouts",
     ] {
         assert!(json.get(field).is_some(), "--json field {field} missing");
     }
@@ -115,7 +151,12 @@ fn four_layouts_are_reported_and_averaged_within_their_range() {
 fn an_empty_run_costs_a_few_nanoseconds() {
     let tmp = tempfile::tempdir().unwrap();
     let estimates = measure(
-        vec![program(tmp.path(), "empty", "let input _ = ()\nlet run () = ()\n", &[1])],
+        vec![program(
+            tmp.path(),
+            "empty",
+            "let input _ = ()\nlet run () = ()\n",
+            &[1],
+        )],
         1,
         300,
     );
@@ -125,7 +166,12 @@ fn an_empty_run_costs_a_few_nanoseconds() {
 
 fn fault_of(source: &str, timeout_ms: u64) -> (String, Duration) {
     let tmp = tempfile::tempdir().unwrap();
-    let mut p = plan(tmp.path(), vec![program(tmp.path(), "faulty", source, &[10])], 1, 200);
+    let mut p = plan(
+        tmp.path(),
+        vec![program(tmp.path(), "faulty", source, &[10])],
+        1,
+        200,
+    );
     p.sampling.reply_timeout = Duration::from_millis(timeout_ms);
     let started = Instant::now();
     let err = run_bench(&p, &mut Silent).expect_err("the fault must be reported");
@@ -134,8 +180,14 @@ fn fault_of(source: &str, timeout_ms: u64) -> (String, Duration) {
 
 #[test]
 fn an_infinite_loop_is_killed_within_the_limit() {
-    let (msg, took) = fault_of("let rec spin x = spin x\nlet input n = n\nlet run n = spin n\n", 1500);
-    assert!(msg.contains("faulty") && msg.contains("size 10") && msg.contains("no reply within"), "{msg}");
+    let (msg, took) = fault_of(
+        "let rec spin x = spin x\nlet input n = n\nlet run n = spin n\n",
+        1500,
+    );
+    assert!(
+        msg.contains("faulty") && msg.contains("size 10") && msg.contains("no reply within"),
+        "{msg}"
+    );
     assert!(took < Duration::from_secs(15), "took {took:?}");
 }
 
@@ -150,7 +202,10 @@ fn exceptions_stack_overflows_early_exits_and_crashes_are_errors() {
     ];
     for (source, expected) in cases {
         let (msg, _) = fault_of(source, 10_000);
-        assert!(msg.contains("faulty") && msg.contains(expected), "expected {expected:?} in: {msg}");
+        assert!(
+            msg.contains("faulty") && msg.contains(expected),
+            "expected {expected:?} in: {msg}"
+        );
     }
 }
 
@@ -177,7 +232,10 @@ fn garbage_on_the_protocol_is_an_error_and_earlier_samples_were_kept() {
     })
     .unwrap_err();
     match err {
-        SamplingError::Driver(fault) => assert!(fault.to_string().contains("garbage on the protocol"), "{fault}"),
+        SamplingError::Driver(fault) => assert!(
+            fault.to_string().contains("garbage on the protocol"),
+            "{fault}"
+        ),
         SamplingError::Sink(()) => panic!("sink never fails here"),
     }
     assert_eq!(kept.len(), 1);
@@ -187,12 +245,21 @@ fn garbage_on_the_protocol_is_an_error_and_earlier_samples_were_kept() {
 fn when_the_second_benchmark_crashes_the_first_ones_results_stay_on_disk() {
     let tmp = tempfile::tempdir().unwrap();
     let good = program(tmp.path(), "fapp", FAPP, &[1000]);
-    let bad = program(tmp.path(), "crash", "let input n = n\nlet run n = exit 2\n", &[1000]);
+    let bad = program(
+        tmp.path(),
+        "crash",
+        "let input n = n\nlet run n = exit 2\n",
+        &[1000],
+    );
     let p = plan(tmp.path(), vec![good, bad], 1, 200);
     let err = run_bench(&p, &mut Silent).unwrap_err();
-    assert!(matches!(err, BenchError::Measure { ref benchmark, .. } if benchmark == "crash"), "{err}");
+    assert!(
+        matches!(err, BenchError::Measure { ref benchmark, .. } if benchmark == "crash"),
+        "{err}"
+    );
     let estimates: Vec<Estimate> =
-        serde_json::from_str(&std::fs::read_to_string(p.out_dir.join("estimates.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(p.out_dir.join("estimates.json")).unwrap())
+            .unwrap();
     assert_eq!(estimates.len(), 1);
     assert_eq!(estimates[0].benchmark, "fapp");
     let samples = harness::samples::SampleLog::read_all(&p.out_dir.join("samples.jsonl")).unwrap();

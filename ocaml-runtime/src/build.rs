@@ -68,6 +68,7 @@ impl RuntimeObjects {
         dir: &Path,
         layouts: u32,
     ) -> Result<Self, BuildError> {
+        let dir = &std::path::absolute(dir).map_err(io_error(dir))?;
         fs::create_dir_all(dir).map_err(io_error(dir))?;
         let driver = dir.join("mlcost_driver.ml");
         let stubs = dir.join("mlcost_stubs.c");
@@ -203,8 +204,8 @@ pub fn source_hash(source: &str) -> String {
 
 pub fn build(spec: &BuildSpec, runtime: &RuntimeObjects) -> Result<BuiltBinary, BuildError> {
     let program = spec.program;
+    let dir = &std::path::absolute(spec.dir).map_err(io_error(spec.dir))?;
     let source = fs::read_to_string(program).map_err(io_error(program))?;
-    let dir = spec.dir;
     fs::create_dir_all(dir).map_err(io_error(dir))?;
     let shown_path = program
         .canonicalize()
@@ -272,7 +273,9 @@ fn padding_module(layout: u32) -> String {
 
 /// Errors located in the generated main module mean the program lacks the benchmark shape.
 fn shape_error(program: &Path, stderr: &str) -> Option<BuildError> {
-    if !stderr.contains("\"mlcost_main.ml\"") {
+    let about_the_program =
+        stderr.contains("Bench_program") || stderr.contains("This expression has type");
+    if !stderr.contains("\"mlcost_main.ml\"") || !about_the_program {
         return None;
     }
     let message = error_text(stderr);

@@ -35,9 +35,18 @@ pub fn format_words(words: f64) -> String {
 
 /// Renders the table with box-drawing borders, numbers right-aligned.
 pub fn table(estimates: &[Estimate]) -> String {
-    let multi_compiler = estimates.iter().any(|e| e.compiler != estimates[0].compiler);
+    let multi_compiler = estimates
+        .iter()
+        .any(|e| e.compiler != estimates[0].compiler);
     let header: Vec<String> = [
-        "Name", "Time/Run", "mWd/Run", "mjWd/Run", "Prom/Run", "R²", "95% CI", "Layouts ±",
+        "Name",
+        "Time/Run",
+        "mWd/Run",
+        "mjWd/Run",
+        "Prom/Run",
+        "R²",
+        "95% CI",
+        "Layouts ±",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -131,7 +140,10 @@ mod tests {
     fn table_rows_line_up() {
         let text = render(
             &["Name".into(), "Time/Run".into()],
-            &[vec!["fapp:1000".into(), "4.78us".into()], vec!["x:1".into(), "1.00ns".into()]],
+            &[
+                vec!["fapp:1000".into(), "4.78us".into()],
+                vec!["x:1".into(), "1.00ns".into()],
+            ],
         );
         let widths: Vec<usize> = text.lines().map(|l| l.chars().count()).collect();
         assert!(widths.iter().all(|&w| w == widths[0]), "{text}");

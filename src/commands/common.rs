@@ -44,7 +44,10 @@ impl MeasureArgs {
             bail!("--layouts must be at least 1");
         }
         if !(0.0..1.0).contains(&self.target_ci) {
-            bail!("--target-ci is a fraction in [0, 1) (got {})", self.target_ci);
+            bail!(
+                "--target-ci is a fraction in [0, 1) (got {})",
+                self.target_ci
+            );
         }
         Ok(SamplingConfig {
             quota: self.quota,

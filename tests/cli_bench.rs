@@ -1,0 +1,101 @@
+//! `mlcost bench` as a user runs it: the table, the JSON, and errors that name the file.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn mlcost(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mlcost"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("mlcost runs")
+}
+
+const FAST: [&str; 6] = ["--quota", "150ms", "--layouts", "2", "--out", "out"];
+
+#[test]
+fn bench_prints_the_core_bench_table_and_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("sum.ml"),
+        "let rec sum n = if n = 0 then 0 else n + sum (n - 1)\nlet input n = n\nlet run n = sum n\n",
+    )
+    .unwrap();
+    let out = mlcost(
+        &[
+            &["bench", "sum.ml", "--size", "100", "--size", "1000"][..],
+            &FAST,
+        ]
+        .concat(),
+        tmp.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for column in [
+        "Name", "Time/Run", "mWd/Run", "mjWd/Run", "Prom/Run", "R²", "95% CI",
+    ] {
+        assert!(stdout.contains(column), "no {column} in\n{stdout}");
+    }
+    assert!(
+        stdout.contains("sum:100") && stdout.contains("sum:1000"),
+        "{stdout}"
+    );
+
+    let out = mlcost(
+        &[&["bench", "sum.ml", "--size", "500", "--json"][..], &FAST].concat(),
+        tmp.path(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let first = &json[0];
+    assert_eq!(first["benchmark"], "sum");
+    assert_eq!(first["size"], 500);
+    let est = first["ns_per_run"]["estimate"].as_f64().unwrap();
+    assert!(first["ns_per_run"]["ci_low"].as_f64().unwrap() <= est);
+    assert_eq!(first["layouts"].as_array().unwrap().len(), 2);
+    assert!(tmp.path().join("out/samples.jsonl").is_file());
+}
+
+#[test]
+fn a_syntax_error_names_file_and_line_and_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("bad.ml"),
+        "let input n = n\nlet run n = (n +\n",
+    )
+    .unwrap();
+    let out = mlcost(&[&["bench", "bad.ml"][..], &FAST].concat(), tmp.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("bad.ml:3") || stderr.contains("bad.ml:2"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn bad_flags_and_missing_files_are_one_line_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = mlcost(&["bench", "nope.ml"], tmp.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("nope.ml: no such file"),
+        "{stderr}"
+    );
+    std::fs::write(tmp.path().join("p.ml"), "let input n = n\nlet run n = n\n").unwrap();
+    let out = mlcost(&["bench", "p.ml", "--compiler", "/no/ocamlopt"], tmp.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("/no/ocamlopt"),
+        "{stderr}"
+    );
+}
