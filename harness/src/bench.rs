@@ -5,6 +5,7 @@
 
 use crate::estimate::{combine_layouts, layout_estimate, Estimate, LayoutEstimate};
 use crate::lock::MeasurementLock;
+use crate::machine::RunInfo;
 use crate::process::{DriverFault, DriverProcess};
 use crate::samples::{SampleIoError, SampleLog, SampleRecord};
 use crate::sampling::{sample_point, SamplingConfig, SamplingError};
@@ -183,6 +184,9 @@ pub fn run_bench(
         out_dir,
         ..plan.clone()
     };
+    let info_path = plan.out_dir.join("run.json");
+    let info = serde_json::to_string_pretty(&RunInfo::new(plan)).expect("run info serialises");
+    std::fs::write(&info_path, info).map_err(io_err(&info_path))?;
     let binaries = build_all(plan, progress)?;
     let samples_path = plan.out_dir.join("samples.jsonl");
     let estimates_path = plan.out_dir.join("estimates.json");

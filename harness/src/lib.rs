@@ -8,7 +8,8 @@
 //! collections) on batch size with a bootstrap 95% interval, plus the multivariate fit that
 //! separates GC time; [`estimate`] averages the code-layout variants into one figure whose
 //! interval carries their spread; [`bench`] runs a whole plan, programs × sizes × compilers ×
-//! layouts, one measurement at a time ([`lock`]).
+//! layouts, one measurement at a time ([`lock`]), recording machine, compilers (`-version`,
+//! `-config`, flags) and settings in `run.json` ([`machine`]).
 //!
 //! Data between the steps is plain and serialisable: `BatchSample` → `SampleRecord` (disk) →
 //! `LayoutEstimate` → `Estimate` (`estimates.json`, `mlcost bench --json`).
@@ -16,6 +17,7 @@
 pub mod bench;
 pub mod estimate;
 pub mod lock;
+pub mod machine;
 pub mod process;
 pub mod regression;
 pub mod samples;

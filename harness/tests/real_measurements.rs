@@ -265,4 +265,16 @@ fn when_the_second_benchmark_crashes_the_first_ones_results_stay_on_disk() {
     let samples = harness::samples::SampleLog::read_all(&p.out_dir.join("samples.jsonl")).unwrap();
     let fapp_samples = samples.iter().filter(|s| s.benchmark == "fapp").count();
     assert_eq!(fapp_samples, estimates[0].samples);
+    let info: harness::machine::RunInfo =
+        serde_json::from_str(&std::fs::read_to_string(p.out_dir.join("run.json")).unwrap())
+            .unwrap();
+    assert!(info.compilers[0]
+        .compiler
+        .version
+        .starts_with(char::is_numeric));
+    assert!(info.compilers[0]
+        .compiler
+        .config
+        .contains_key("architecture"));
+    assert_eq!(info.compilers[0].flags, vec!["-inline", "0"]);
 }

@@ -1,0 +1,89 @@
+//! What a run was measured on and with: recorded beside the samples (`run.json`) so that any
+//! figure can be traced to its machine, compilers, flags and settings.
+
+use crate::bench::BenchPlan;
+use ocaml_runtime::Compiler;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub cpu_model: String,
+    pub cpus: usize,
+    pub kernel: String,
+    pub hostname: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompilerRecord {
+    #[serde(flatten)]
+    pub compiler: Compiler,
+    pub flags: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub mlcost_version: String,
+    /// Seconds since the Unix epoch when the run started.
+    pub started_unix: u64,
+    pub machine: Machine,
+    pub compilers: Vec<CompilerRecord>,
+    pub layouts: u32,
+    pub quota_ms: u64,
+    pub target_rel_ci: Option<f64>,
+    pub growth: f64,
+    pub pinned_cpu: Option<usize>,
+}
+
+fn first_line(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.lines().next().unwrap_or("").trim().to_string())
+}
+
+impl Machine {
+    pub fn this() -> Machine {
+        let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|text| {
+                text.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+        let kernel = first_line("/proc/sys/kernel/osrelease")
+            .map(|r| format!("{} {r}", std::env::consts::OS))
+            .unwrap_or_else(|| std::env::consts::OS.to_string());
+        Machine {
+            cpu_model,
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            kernel,
+            hostname: first_line("/proc/sys/kernel/hostname").unwrap_or_default(),
+        }
+    }
+}
+
+impl RunInfo {
+    pub fn new(plan: &BenchPlan) -> RunInfo {
+        RunInfo {
+            mlcost_version: env!("CARGO_PKG_VERSION").to_string(),
+            started_unix: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            machine: Machine::this(),
+            compilers: plan
+                .compilers
+                .iter()
+                .map(|s| CompilerRecord {
+                    compiler: s.compiler.clone(),
+                    flags: s.flags.clone(),
+                })
+                .collect(),
+            layouts: plan.layouts,
+            quota_ms: plan.sampling.quota.as_millis() as u64,
+            target_rel_ci: plan.sampling.target_rel_ci,
+            growth: plan.sampling.growth,
+            pinned_cpu: plan.cpu,
+        }
+    }
+}
