@@ -6,9 +6,9 @@
 use crate::estimate::{combine_layouts, layout_estimate, Estimate, LayoutEstimate};
 use crate::lock::MeasurementLock;
 use crate::machine::RunInfo;
-use crate::process::{DriverFault, DriverProcess};
 use crate::samples::{SampleIoError, SampleLog, SampleRecord};
 use crate::sampling::{sample_point, SamplingConfig, SamplingError};
+use ocaml_runtime::process::{DriverFault, DriverProcess};
 use ocaml_runtime::{build, BuildError, BuildSpec, BuiltBinary, Compiler, RuntimeObjects};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};

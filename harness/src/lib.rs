@@ -1,7 +1,7 @@
 //! # harness
 //!
 //! Measures OCaml benchmark binaries the way Core_bench does, and owns the numbers that come
-//! out: a [`process`] pinned to one core speaks the driver's line protocol; [`sampling`] asks
+//! out: through a driver process pinned to one core (`ocaml_runtime::process`), [`sampling`] asks
 //! for batches of 1, 2, 3, … runs, each a few percent larger than the last, until a time quota
 //! or a target precision is reached; every sample goes to an append-only [`samples`] log as it
 //! arrives; [`regression`] turns samples into the slope of nanoseconds (and words, and
@@ -18,7 +18,6 @@ pub mod bench;
 pub mod estimate;
 pub mod lock;
 pub mod machine;
-pub mod process;
 pub mod regression;
 pub mod samples;
 pub mod sampling;

@@ -2,8 +2,8 @@
 //! percent larger than the last, until the time quota is spent or the slope is known to the
 //! requested precision.
 
-use crate::process::{DriverFault, DriverProcess};
 use crate::regression::{ols, slope_half_width};
+use ocaml_runtime::process::{DriverFault, DriverProcess};
 use ocaml_runtime::{BatchSample, Reply, Request};
 use std::time::{Duration, Instant};
 

@@ -1,9 +1,9 @@
 //! Issue 2's acceptance tests: real `ocamlopt`, real binaries, real timings. Timing checks are
 //! ratios or wide bounds; allocation checks are exact, as the runtime counts them exactly.
 
-use harness::process::DriverProcess;
 use harness::sampling::{sample_point, SamplingConfig, SamplingError};
 use harness::{run_bench, BenchError, BenchPlan, BenchProgram, CompilerSetup, Estimate, Silent};
+use ocaml_runtime::process::DriverProcess;
 use ocaml_runtime::Compiler;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -36,7 +36,7 @@ fn plan(out: &Path, programs: Vec<BenchProgram>, layouts: u32, quota_ms: u64) ->
             reply_timeout: Duration::from_secs(20),
             ..SamplingConfig::default()
         },
-        cpu: harness::process::default_cpu(),
+        cpu: ocaml_runtime::process::default_cpu(),
         out_dir: out.join("run"),
     }
 }

@@ -6,7 +6,8 @@
 //!   benchmark binary. It builds `input size` once (untimed), compacts the heap, and times
 //!   batches of `run (Sys.opaque_identity x)` with a monotonic nanosecond clock, answering the
 //!   deltas of `Gc.quick_stat` with each batch;
-//! - the **line protocol** it speaks ([`protocol`]), which the harness drives;
+//! - the **line protocol** it speaks ([`protocol`]), and its client ([`process`]): a driver
+//!   process pinned to one core, with a time limit on every reply;
 //! - the **result digest** ([`digest`]) that the driver computes from the runtime
 //!   representation of `run`'s result and the interpreter computes from its own values: the
 //!   two must agree, which is how we know the counted program is the timed one;
@@ -24,9 +25,11 @@ pub mod build;
 pub mod compiler;
 pub mod digest;
 pub mod native;
+pub mod process;
 pub mod protocol;
 
 pub use build::{build, BuildError, BuildSpec, BuiltBinary, RuntimeObjects};
 pub use compiler::{Compiler, CompilerError};
-pub use native::native_digests;
+pub use native::{digests_of_binary, native_digests};
+pub use process::{DriverFault, DriverProcess};
 pub use protocol::{parse_reply, BatchSample, DriverHello, Reply, Request};

@@ -1,12 +1,41 @@
-//! One-shot native runs for tests and checks: build a program with the default compiler and
-//! ask the driver for digests, without the harness's timing machinery.
+//! One-shot native runs for checks and tests: ask a built binary (or a program built on the
+//! spot) for the digest of `run (input n)` at some sizes, without the harness's timing.
 
-use crate::build::{build, BuildSpec, RuntimeObjects};
+use crate::build::{build, source_hash, BuildSpec, RuntimeObjects};
 use crate::compiler::Compiler;
-use crate::protocol::{parse_reply, Reply, Request};
-use std::io::Write;
+use crate::process::{DriverFault, DriverProcess};
+use crate::protocol::{Reply, Request};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// Digests of `run (input n)` for each size from a built binary; each reply within `limit`.
+pub fn digests_of_binary(
+    binary: &Path,
+    sizes: &[u64],
+    limit: Duration,
+) -> Result<Vec<(u64, String)>, (u64, DriverFault)> {
+    let mut driver = DriverProcess::spawn(binary, None, limit).map_err(|e| (0, e))?;
+    let mut digests = Vec::with_capacity(sizes.len());
+    for &size in sizes {
+        let ask = |driver: &mut DriverProcess, request| {
+            driver.request(request, limit).map_err(|e| (size, e))
+        };
+        ask(&mut driver, Request::Size(size))?;
+        match ask(&mut driver, Request::Digest)? {
+            Reply::Digest(d) => digests.push((size, d)),
+            other => {
+                return Err((
+                    size,
+                    DriverFault::Unexpected {
+                        request: "digest".into(),
+                        reply: format!("{other:?}"),
+                    },
+                ))
+            }
+        }
+    }
+    Ok(digests)
+}
 
 /// Digests of `run (input n)` for each size, from a native build (`ocamlopt` on PATH,
 /// `-inline 0`). Errors are returned as one readable line.
@@ -16,7 +45,7 @@ pub fn native_digests(program: &Path, sizes: &[u64]) -> Result<Vec<String>, Stri
     let tmp = std::env::temp_dir().join(format!(
         "mlcost-native-{}-{}",
         std::process::id(),
-        crate::build::source_hash(&program.display().to_string())
+        source_hash(&program.display().to_string())
     ));
     let runtime = RuntimeObjects::prepare(&compiler, &flags, &tmp.join("runtime"), 1)
         .map_err(|e| e.to_string())?;
@@ -28,43 +57,9 @@ pub fn native_digests(program: &Path, sizes: &[u64]) -> Result<Vec<String>, Stri
         dir: &tmp.join("build"),
     };
     let binary = build(&spec, &runtime).map_err(|e| e.to_string())?;
-    let mut script = String::new();
-    for &n in sizes {
-        script.push_str(&format!("{}\n{}\n", Request::Size(n), Request::Digest));
-    }
-    script.push_str(&format!("{}\n", Request::Quit));
-    let mut child = Command::new(&binary.path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("{}: {e}", binary.path.display()))?;
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(script.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let result = digests_of_binary(&binary.path, sizes, Duration::from_secs(60));
     let _ = std::fs::remove_dir_all(&tmp);
-    let mut digests = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        match parse_reply(line).map_err(|e| format!("{}: {e}", program.display()))? {
-            Reply::Digest(d) => digests.push(d),
-            Reply::Error { kind, message } => {
-                return Err(format!("{}: {kind}: {message}", program.display()))
-            }
-            _ => {}
-        }
-    }
-    if digests.len() != sizes.len() {
-        return Err(format!(
-            "{}: the driver answered {} digests for {} sizes ({})",
-            program.display(),
-            digests.len(),
-            sizes.len(),
-            out.status
-        ));
-    }
-    Ok(digests)
+    result
+        .map(|d| d.into_iter().map(|(_, digest)| digest).collect())
+        .map_err(|(size, e)| format!("{} at size {size}: {e}", program.display()))
 }

@@ -47,7 +47,10 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         compilers: args.measure.compilers()?,
         layouts: args.measure.layouts,
         sampling: args.measure.sampling()?,
-        cpu: args.measure.cpu.or_else(harness::process::default_cpu),
+        cpu: args
+            .measure
+            .cpu
+            .or_else(ocaml_runtime::process::default_cpu),
         out_dir: args.out.clone().unwrap_or_else(|| default_out_dir("bench")),
     };
     let mut progress = BarProgress::new();

@@ -2,7 +2,7 @@
 //! a time limit on every reply and the tail of its stderr kept for error messages. Dropping it
 //! kills the process.
 
-use ocaml_runtime::protocol::{parse_reply, DriverHello, GarbageLine, Reply, Request};
+use crate::protocol::{parse_reply, DriverHello, GarbageLine, Reply, Request};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
