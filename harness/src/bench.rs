@@ -1,15 +1,12 @@
-//! A whole measurement: build every program with every compiler in every layout, then measure
-//! each (program, size) for each compiler and layout in turn — compilers interleaved per point
-//! (A, B, A, B …) so that machine drift hits them alike — appending every sample to
-//! `samples.jsonl` and rewriting `estimates.json` after each program.
+//! A measurement plan (programs × sizes × compilers × layouts), building it with
+//! `ocaml-runtime`, and the errors a measurement can end in. Measuring is [`crate::measure`].
 
-use crate::estimate::{combine_layouts, layout_estimate, Estimate, LayoutEstimate};
-use crate::lock::MeasurementLock;
-use crate::machine::RunInfo;
-use crate::samples::{SampleIoError, SampleLog, SampleRecord};
-use crate::sampling::{sample_point, SamplingConfig, SamplingError};
-use ocaml_runtime::process::{DriverFault, DriverProcess};
-use ocaml_runtime::{build, BuildError, BuildSpec, BuiltBinary, Compiler, RuntimeObjects};
+use crate::estimate::Estimate;
+use crate::measure::measure_built;
+use crate::samples::SampleIoError;
+use crate::sampling::SamplingConfig;
+use ocaml_runtime::process::DriverFault;
+use ocaml_runtime::{build, BuildError, BuildSpec, BuiltBinary, CompilerSetup, RuntimeObjects};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -19,12 +16,6 @@ pub struct BenchProgram {
     pub name: String,
     pub path: PathBuf,
     pub sizes: Vec<u64>,
-}
-
-#[derive(Debug, Clone)]
-pub struct CompilerSetup {
-    pub compiler: Compiler,
-    pub flags: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -87,13 +78,13 @@ pub struct BenchOutcome {
     pub estimates_path: PathBuf,
 }
 
-fn seed(parts: impl Hash) -> u64 {
+pub(crate) fn seed(parts: impl Hash) -> u64 {
     let mut h = DefaultHasher::new();
     parts.hash(&mut h);
     h.finish()
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SampleIoError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SampleIoError + '_ {
     move |source| SampleIoError {
         path: path.to_path_buf(),
         source,
@@ -108,8 +99,8 @@ pub fn write_estimates(path: &Path, estimates: &[Estimate]) -> Result<(), Sample
     std::fs::rename(&tmp, path).map_err(io_err(path))
 }
 
-/// Builds every (compiler, program, layout); `binaries[c][p][layout]`.
-fn build_all(
+/// Builds every (compiler, program, layout) into `plan.out_dir/build`; `binaries[c][p][layout]`.
+pub fn build_all(
     plan: &BenchPlan,
     progress: &mut dyn Progress,
 ) -> Result<Vec<Vec<Vec<BuiltBinary>>>, BenchError> {
@@ -173,6 +164,9 @@ pub fn sanitize(name: &str) -> String {
         .collect()
 }
 
+/// Builds every program and measures it: `build_all`, then [`measure_built`]. Everything
+/// goes to `plan.out_dir`: `run.json`, `build/`, `samples.jsonl`, `points.jsonl`,
+/// `estimates.json`.
 pub fn run_bench(
     plan: &BenchPlan,
     progress: &mut dyn Progress,
@@ -184,115 +178,6 @@ pub fn run_bench(
         out_dir,
         ..plan.clone()
     };
-    let info_path = plan.out_dir.join("run.json");
-    let info = serde_json::to_string_pretty(&RunInfo::new(plan)).expect("run info serialises");
-    std::fs::write(&info_path, info).map_err(io_err(&info_path))?;
     let binaries = build_all(plan, progress)?;
-    let samples_path = plan.out_dir.join("samples.jsonl");
-    let estimates_path = plan.out_dir.join("estimates.json");
-    let mut log = SampleLog::open(&samples_path)?;
-    let _lock = MeasurementLock::acquire(|| {
-        progress.stage("waiting for another mlcost measurement on this machine to finish")
-    })
-    .map_err(io_err(Path::new("measurement lock")))?;
-    progress.stage("measure");
-
-    let total: usize = plan.programs.iter().map(|p| p.sizes.len()).sum::<usize>()
-        * plan.compilers.len()
-        * plan.layouts as usize;
-    let mut done = 0;
-    let mut estimates = Vec::new();
-    for (p, program) in plan.programs.iter().enumerate() {
-        // One process per (compiler, layout), alive across the program's sizes.
-        let mut drivers: Vec<Vec<Option<DriverProcess>>> = plan
-            .compilers
-            .iter()
-            .map(|_| (0..plan.layouts).map(|_| None).collect())
-            .collect();
-        for &size in &program.sizes {
-            for (c, setup) in plan.compilers.iter().enumerate() {
-                let compiler = &setup.compiler.name;
-                let mut layouts: Vec<LayoutEstimate> = Vec::new();
-                let mut digests: Vec<String> = Vec::new();
-                for layout in 0..plan.layouts {
-                    progress.point_started(&program.name, compiler, size, layout);
-                    let binary = &binaries[c][p][layout as usize];
-                    let fail = |source| BenchError::Measure {
-                        benchmark: program.name.clone(),
-                        compiler: compiler.clone(),
-                        size,
-                        layout,
-                        source,
-                    };
-                    let slot = &mut drivers[c][layout as usize];
-                    if slot.is_none() {
-                        *slot = Some(
-                            DriverProcess::spawn(
-                                &binary.path,
-                                plan.cpu,
-                                plan.sampling.reply_timeout,
-                            )
-                            .map_err(fail)?,
-                        );
-                    }
-                    let driver = slot.as_mut().expect("driver just started");
-                    let mut sink = |sample: &ocaml_runtime::BatchSample| {
-                        log.append(&SampleRecord {
-                            benchmark: program.name.clone(),
-                            compiler: compiler.clone(),
-                            size,
-                            layout,
-                            sample: *sample,
-                        })
-                    };
-                    let point = match sample_point(driver, size, &plan.sampling, &mut sink) {
-                        Ok(point) => point,
-                        Err(SamplingError::Driver(fault)) => {
-                            // A faulted driver may be dead or confused: never reuse it.
-                            *slot = None;
-                            return Err(fail(fault));
-                        }
-                        Err(SamplingError::Sink(e)) => return Err(e.into()),
-                    };
-                    let estimate = layout_estimate(
-                        layout,
-                        binary.layout_offset,
-                        &point.samples,
-                        seed((&program.name, compiler, size, layout)),
-                    )
-                    .ok_or_else(|| BenchError::TooFewSamples {
-                        benchmark: program.name.clone(),
-                        size,
-                    })?;
-                    layouts.push(estimate);
-                    digests.push(point.digest);
-                    done += 1;
-                    progress.point_finished(done, total);
-                }
-                if digests.iter().any(|d| d != &digests[0]) {
-                    return Err(BenchError::DigestMismatch {
-                        benchmark: program.name.clone(),
-                        size,
-                        digests,
-                    });
-                }
-                let estimate = combine_layouts(
-                    &program.name,
-                    compiler,
-                    size,
-                    digests.swap_remove(0),
-                    layouts,
-                    seed((&program.name, compiler, size)),
-                );
-                progress.estimate(&estimate);
-                estimates.push(estimate);
-            }
-        }
-        write_estimates(&estimates_path, &estimates)?;
-    }
-    Ok(BenchOutcome {
-        estimates,
-        samples_path,
-        estimates_path,
-    })
+    measure_built(plan, &binaries, false, progress)
 }

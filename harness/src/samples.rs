@@ -1,12 +1,37 @@
 //! The raw samples on disk: one JSON object per line, appended and flushed as each batch
 //! arrives, so that an interrupted or failed run keeps everything it measured and can be
-//! analysed (or resumed) from the file alone.
+//! analysed (or resumed) from the files alone. `samples.jsonl` holds every batch;
+//! `points.jsonl` one line per (benchmark, compiler, size, layout) whose sampling completed.
 
 use ocaml_runtime::BatchSample;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
+
+pub const SAMPLES_FILE: &str = "samples.jsonl";
+pub const POINTS_FILE: &str = "points.jsonl";
+
+/// Identifies one sampled point of a run.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct PointKey {
+    pub benchmark: String,
+    pub compiler: String,
+    pub size: u64,
+    pub layout: u32,
+}
+
+/// A point whose sampling finished: its samples in `samples.jsonl` are complete.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointRecord {
+    #[serde(flatten)]
+    pub key: PointKey,
+    pub digest: String,
+    pub input_ns: u64,
+    pub samples: usize,
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampleRecord {
@@ -25,13 +50,30 @@ pub struct SampleIoError {
     pub source: std::io::Error,
 }
 
-/// An append-only `samples.jsonl`.
-pub struct SampleLog {
-    path: PathBuf,
-    file: File,
+impl SampleRecord {
+    pub fn key(&self) -> PointKey {
+        PointKey {
+            benchmark: self.benchmark.clone(),
+            compiler: self.compiler.clone(),
+            size: self.size,
+            layout: self.layout,
+        }
+    }
 }
 
-impl SampleLog {
+/// An append-only file of JSON lines.
+pub struct JsonLines<T> {
+    path: PathBuf,
+    file: File,
+    records: PhantomData<T>,
+}
+
+/// `samples.jsonl`.
+pub type SampleLog = JsonLines<SampleRecord>;
+/// `points.jsonl`.
+pub type PointLog = JsonLines<PointRecord>;
+
+impl<T: Serialize + DeserializeOwned> JsonLines<T> {
     pub fn open(path: &Path) -> Result<Self, SampleIoError> {
         let err = |source| SampleIoError {
             path: path.to_path_buf(),
@@ -45,9 +87,10 @@ impl SampleLog {
             .append(true)
             .open(path)
             .map_err(err)?;
-        Ok(SampleLog {
+        Ok(JsonLines {
             path: path.to_path_buf(),
             file,
+            records: PhantomData,
         })
     }
 
@@ -56,8 +99,8 @@ impl SampleLog {
     }
 
     /// Appends one record as a single write, so a crash leaves at most one partial line.
-    pub fn append(&mut self, record: &SampleRecord) -> Result<(), SampleIoError> {
-        let mut line = serde_json::to_string(record).expect("samples serialise");
+    pub fn append(&mut self, record: &T) -> Result<(), SampleIoError> {
+        let mut line = serde_json::to_string(record).expect("records serialise");
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
@@ -70,7 +113,7 @@ impl SampleLog {
 
     /// Every complete record of a log. A torn last line (the process died mid-write) is
     /// skipped; a corrupt line elsewhere is an error naming its line number.
-    pub fn read_all(path: &Path) -> Result<Vec<SampleRecord>, SampleIoError> {
+    pub fn read_all(path: &Path) -> Result<Vec<T>, SampleIoError> {
         let err = |source| SampleIoError {
             path: path.to_path_buf(),
             source,

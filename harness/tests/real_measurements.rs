@@ -278,3 +278,54 @@ fn when_the_second_benchmark_crashes_the_first_ones_results_stay_on_disk() {
         .contains_key("architecture"));
     assert_eq!(info.compilers[0].flags, vec!["-inline", "0"]);
 }
+
+#[test]
+fn a_resumed_run_keeps_old_samples_and_measures_only_unfinished_points() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = plan(
+        tmp.path(),
+        vec![program(tmp.path(), "fapp", FAPP, &[500, 1000, 1500])],
+        1,
+        150,
+    );
+    let first = run_bench(&p, &mut Silent).unwrap();
+    let samples_path = p.out_dir.join("samples.jsonl");
+    let points_path = p.out_dir.join("points.jsonl");
+    let original = std::fs::read_to_string(&samples_path).unwrap();
+    // Interrupted during the last point: its completion mark and some samples never made it.
+    let point_lines: Vec<String> = std::fs::read_to_string(&points_path)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    std::fs::write(
+        &points_path,
+        format!("{}\n{}\n", point_lines[0], point_lines[1]),
+    )
+    .unwrap();
+    let kept_lines: Vec<&str> = original.lines().collect();
+    let k = kept_lines.len() - first.estimates[2].samples / 2;
+    std::fs::write(&samples_path, kept_lines[..k].join("\n") + "\n").unwrap();
+
+    let binaries = harness::bench::build_all(&p, &mut Silent).unwrap();
+    let resumed = harness::measure_built(&p, &binaries, true, &mut Silent).unwrap();
+    let sizes = |o: &harness::BenchOutcome| o.estimates.iter().map(|e| e.size).collect::<Vec<_>>();
+    assert_eq!(sizes(&resumed), sizes(&first));
+    // Finished points come back from disk unchanged, sample for sample.
+    assert_eq!(resumed.estimates[0].samples, first.estimates[0].samples);
+    assert_eq!(
+        resumed.estimates[1].ns_per_run,
+        first.estimates[1].ns_per_run
+    );
+    let after = std::fs::read_to_string(&samples_path).unwrap();
+    let after_lines: Vec<&str> = after.lines().collect();
+    assert_eq!(
+        &after_lines[..k],
+        &kept_lines[..k],
+        "original samples were rewritten"
+    );
+    // The unfinished point kept its partial samples and gained new ones.
+    assert!(
+        resumed.estimates[2].samples > first.estimates[2].samples - first.estimates[2].samples / 2
+    );
+}

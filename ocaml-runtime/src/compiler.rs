@@ -36,6 +36,13 @@ pub struct Compiler {
     pub ocamllib: Option<PathBuf>,
 }
 
+/// A compiler with the flags it is used with: one "compiler under test".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompilerSetup {
+    pub compiler: Compiler,
+    pub flags: Vec<String>,
+}
+
 const INSTALL_HINT: &str =
     " (install OCaml's native compiler: `apt-get install -y ocaml-nox`, or pass --compiler PATH)";
 

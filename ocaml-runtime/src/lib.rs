@@ -29,7 +29,7 @@ pub mod process;
 pub mod protocol;
 
 pub use build::{build, BuildError, BuildSpec, BuiltBinary, RuntimeObjects};
-pub use compiler::{Compiler, CompilerError};
+pub use compiler::{Compiler, CompilerError, CompilerSetup};
 pub use native::{digests_of_binary, native_digests};
 pub use process::{DriverFault, DriverProcess};
 pub use protocol::{parse_reply, BatchSample, DriverHello, Reply, Request};
