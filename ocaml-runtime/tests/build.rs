@@ -149,3 +149,44 @@ fn layouts_move_the_program_through_the_four_16_byte_phases_of_a_cache_line() {
     let phases: Vec<u64> = addresses.iter().map(|a| (a - addresses[0]) % 64).collect();
     assert_eq!(phases, vec![0, 16, 32, 48], "addresses {addresses:x?}");
 }
+
+/// The older compiler `scripts/fetch-old-ocaml.sh` unpacks (set by `test.sh`), if any.
+fn old_compiler() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("MLCOST_OLD_OCAMLOPT").filter(|p| !p.is_empty())?;
+    Some(std::path::PathBuf::from(path))
+}
+
+#[test]
+fn a_compiler_unpacked_into_another_prefix_uses_its_own_library() {
+    let Some(path) = old_compiler() else {
+        eprintln!("skipped: MLCOST_OLD_OCAMLOPT is not set (test.sh fetches OCaml 4.11 from Debian's archive)");
+        return;
+    };
+    let old = Compiler::discover(Some("old"), Some(&path)).unwrap();
+    let lib = old
+        .ocamllib
+        .clone()
+        .expect("a relocated compiler gets OCAMLLIB");
+    assert!(lib.join("stdlib.cmxa").is_file());
+    let current = Compiler::discover(None, None).unwrap();
+    assert_ne!(old.version, current.version);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let prog = write(tmp.path(), "sum.ml", "let rec sum n = if n = 0 then 0 else n + sum (n - 1)\nlet input n = n\nlet run n = (sum n, [n])\n");
+    let runtime = RuntimeObjects::prepare(&old, &flags(), &tmp.path().join("rt"), 2).unwrap();
+    let bin = build(
+        &BuildSpec {
+            program: &prog,
+            compiler: &old,
+            flags: &flags(),
+            layout: 1,
+            dir: &tmp.path().join("b"),
+        },
+        &runtime,
+    )
+    .unwrap();
+    let old_digest =
+        ocaml_runtime::digests_of_binary(&bin.path, &[100], std::time::Duration::from_secs(20))
+            .unwrap();
+    assert_eq!(old_digest[0].1, native_digests(&prog, &[100]).unwrap()[0]);
+}
