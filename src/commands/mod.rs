@@ -1,4 +1,7 @@
 //! One module per subcommand: argument parsing and wiring, nothing else.
 
 pub mod bench;
+pub mod build;
 pub mod common;
+pub mod count;
+pub mod gen;

@@ -1,0 +1,187 @@
+//! Checking that the compiler kept what a template claims to stress: the program's assembly
+//! (`ocamlopt -S`) must still contain the calls, instructions or allocations its front matter
+//! lists. A template the compiler optimised away is an error, not a data point.
+
+use crate::template::AsmCheck;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+const MODULE_PREFIX: &str = "camlBench_program__";
+
+/// One check's outcome, kept in the manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckOutcome {
+    pub check: String,
+    pub found: usize,
+    pub min: usize,
+    pub ok: bool,
+    pub message: Option<String>,
+}
+
+/// The instructions of one OCaml function: from its label to the end of its `.size` or
+/// `.cfi_endproc`, for every function whose symbol is `camlBench_program__<name>_<n>`.
+fn function_body<'a>(assembly: &'a str, function: &str) -> Vec<&'a str> {
+    let label = Regex::new(&format!(
+        r"^{MODULE_PREFIX}{}_\d+:",
+        regex::escape(function)
+    ))
+    .expect("valid regex");
+    let mut body = Vec::new();
+    let mut inside = false;
+    for line in assembly.lines() {
+        if label.is_match(line) {
+            inside = true;
+            continue;
+        }
+        if inside {
+            let t = line.trim();
+            if t.starts_with(".cfi_endproc") || t.starts_with(".size") {
+                inside = false;
+                continue;
+            }
+            body.push(t);
+        }
+    }
+    body
+}
+
+fn mnemonic(line: &str) -> Option<&str> {
+    let first = line.split_whitespace().next()?;
+    (!first.starts_with('.') && !first.ends_with(':')).then_some(first)
+}
+
+/// Allocation on amd64 decrements the young pointer kept in r15, or calls into the runtime.
+fn allocates(line: &str) -> bool {
+    (line.starts_with("sub") && line.ends_with("%r15"))
+        || line.contains("caml_alloc")
+        || line.contains("caml_call_gc")
+}
+
+/// Runs one check on a program's assembly. Only amd64 assembly is understood: on other
+/// architectures the check passes with a note rather than failing every program.
+pub fn run_check(check: &AsmCheck, assembly: &str, architecture: &str) -> CheckOutcome {
+    let body = function_body(assembly, &check.function);
+    let (what, found) = if let Some(callee) = &check.calls {
+        let target = Regex::new(&format!(
+            r"\b{MODULE_PREFIX}{}_\d+\b",
+            regex::escape(callee)
+        ))
+        .expect("valid regex");
+        let n = body
+            .iter()
+            .filter(|l| matches!(mnemonic(l), Some("call" | "callq" | "jmp")) && target.is_match(l))
+            .count();
+        (format!("calls to `{callee}` in `{}`", check.function), n)
+    } else if let Some(pattern) = &check.pattern {
+        match Regex::new(&format!("^(?:{pattern})$")) {
+            Ok(re) => {
+                let n = body
+                    .iter()
+                    .filter(|l| mnemonic(l).is_some_and(|m| re.is_match(m)))
+                    .count();
+                (
+                    format!("instructions matching /{pattern}/ in `{}`", check.function),
+                    n,
+                )
+            }
+            Err(e) => {
+                return CheckOutcome {
+                    check: format!("pattern /{pattern}/"),
+                    found: 0,
+                    min: check.min,
+                    ok: false,
+                    message: Some(format!("bad pattern: {e}")),
+                }
+            }
+        }
+    } else {
+        let n = body.iter().filter(|l| allocates(l)).count();
+        (format!("allocations in `{}`", check.function), n)
+    };
+    if architecture != "amd64" {
+        return CheckOutcome {
+            check: what,
+            found,
+            min: check.min,
+            ok: true,
+            message: Some(format!(
+                "not checked: assembly checks know amd64, not {architecture}"
+            )),
+        };
+    }
+    let ok = !body.is_empty() && found >= check.min;
+    let message = (!ok).then(|| {
+        let base = if body.is_empty() {
+            format!(
+                "no function `{}` in the assembly: it was inlined or removed",
+                check.function
+            )
+        } else {
+            format!("expected at least {} {what}, found {found}", check.min)
+        };
+        match &check.why {
+            Some(why) => format!("{base} ({why})"),
+            None => base,
+        }
+    });
+    CheckOutcome {
+        check: what,
+        found,
+        min: check.min,
+        ok,
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ASM: &str = "\t.globl\tcamlBench_program__fapp_82\ncamlBench_program__fapp_82:\n\t.cfi_startproc\n\tsubq\t$8, %rsp\n\tcall\tcamlBench_program__id_80@PLT\n\tcall\tcamlBench_program__id_80@PLT\n\tleaq\t-2(%rax), %rax\n\tsubq\t$24, %r15\n\tjmp\tcamlBench_program__fapp_82\n\t.cfi_endproc\n\t.size camlBench_program__fapp_82, .-camlBench_program__fapp_82\n";
+
+    fn check(calls: Option<&str>, pattern: Option<&str>, allocates: bool, min: usize) -> AsmCheck {
+        AsmCheck {
+            function: "fapp".into(),
+            calls: calls.map(str::to_string),
+            pattern: pattern.map(str::to_string),
+            allocates,
+            min,
+            why: Some("mark id [@inline never]".into()),
+        }
+    }
+
+    #[test]
+    fn counts_calls_instructions_and_allocations() {
+        assert_eq!(
+            run_check(&check(Some("id"), None, false, 2), ASM, "amd64").found,
+            2
+        );
+        assert!(run_check(&check(Some("id"), None, false, 2), ASM, "amd64").ok);
+        assert_eq!(
+            run_check(&check(None, Some("leaq?|addq?"), false, 1), ASM, "amd64").found,
+            1
+        );
+        assert!(run_check(&check(None, None, true, 1), ASM, "amd64").ok);
+    }
+
+    #[test]
+    fn a_failed_check_says_why() {
+        let out = run_check(&check(Some("id"), None, false, 4), ASM, "amd64");
+        assert!(!out.ok);
+        let msg = out.message.unwrap();
+        assert!(
+            msg.contains("at least 4")
+                && msg.contains("found 2")
+                && msg.contains("[@inline never]"),
+            "{msg}"
+        );
+        let gone = AsmCheck {
+            function: "nothere".into(),
+            ..check(Some("id"), None, false, 1)
+        };
+        assert!(run_check(&gone, ASM, "amd64")
+            .message
+            .unwrap()
+            .contains("inlined or removed"));
+    }
+}

@@ -1,0 +1,266 @@
+//! Validating a model end to end: discover the control programs, count each with the
+//! interpreter, build and measure each with the harness (in every layout), check that native
+//! and interpreted results agree, then score. A program that fails to parse, compile, run or
+//! agree is reported by name and skipped; the others still validate.
+
+use crate::control::{discover, ControlProgram, Skipped};
+use crate::score::{
+    compare_pairs, score_point, summarise, MeasuredPoint, PairResult, PointResult, Summary,
+};
+use fit::{CostModel, Method};
+use harness::{measure_built, BenchError, BenchPlan, BenchProgram, Progress, SamplingConfig};
+use ocaml_runtime::{build, BuildSpec, BuiltBinary, CompilerSetup, RuntimeObjects};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub const VALIDATION_FILE: &str = "validation.json";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Validation {
+    pub compiler: String,
+    pub programs: Vec<PointResult>,
+    pub summary: Summary,
+    pub pairs: Vec<PairResult>,
+    pub skipped: Vec<Skipped>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ValidationError {
+    #[error("{0}")]
+    Controls(String),
+    #[error(transparent)]
+    Bench(#[from] BenchError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+pub struct ValidateOptions<'a> {
+    pub controls: &'a Path,
+    /// Where control builds, samples and estimates go (e.g. `RUN_DIR/controls`).
+    pub work_dir: &'a Path,
+    pub compiler: &'a CompilerSetup,
+    pub layouts: u32,
+    pub sampling: SamplingConfig,
+    pub cpu: Option<usize>,
+    /// Reuse points already measured in `work_dir`; without it, a `work_dir` that holds
+    /// samples is refused rather than overwritten.
+    pub resume: bool,
+    /// Only these control programs (all when empty).
+    pub only: Vec<String>,
+}
+
+type Counts = Vec<(u64, BTreeMap<String, f64>, String)>;
+
+fn count(program: &ControlProgram) -> Result<Counts, String> {
+    let loaded =
+        semantics::Program::load(&program.path).map_err(|e| format!("interpreter: {e}"))?;
+    program
+        .sizes
+        .iter()
+        .map(|&size| {
+            let r = loaded
+                .count(size as i64)
+                .map_err(|e| format!("interpreter at size {size}: {e}"))?;
+            let counts = r.counts.into_iter().map(|(k, v)| (k, v as f64)).collect();
+            Ok((size, counts, r.digest))
+        })
+        .collect()
+}
+
+fn build_layouts(
+    program: &ControlProgram,
+    options: &ValidateOptions,
+    runtime: &RuntimeObjects,
+) -> Result<Vec<BuiltBinary>, String> {
+    (0..options.layouts)
+        .map(|layout| {
+            let dir = options
+                .work_dir
+                .join("build")
+                .join(&program.name)
+                .join(format!("layout-{layout}"));
+            build(
+                &BuildSpec {
+                    program: &program.path,
+                    compiler: &options.compiler.compiler,
+                    flags: &options.compiler.flags,
+                    layout,
+                    dir: &dir,
+                },
+                runtime,
+            )
+            .map_err(|e| format!("does not compile: {e}"))
+        })
+        .collect()
+}
+
+pub fn validate(
+    model: &CostModel,
+    options: &ValidateOptions,
+    progress: &mut dyn Progress,
+) -> Result<Validation, ValidationError> {
+    let (mut programs, mut skipped) =
+        discover(options.controls).map_err(ValidationError::Controls)?;
+    if !options.only.is_empty() {
+        programs.retain(|p| options.only.contains(&p.name));
+    }
+    let work_dir = std::path::absolute(options.work_dir).map_err(|source| ValidationError::Io {
+        path: options.work_dir.to_path_buf(),
+        source,
+    })?;
+    let options = &ValidateOptions {
+        work_dir: &work_dir,
+        only: options.only.clone(),
+        sampling: options.sampling.clone(),
+        ..*options
+    };
+    let samples = work_dir.join(harness::samples::SAMPLES_FILE);
+    if !options.resume && samples.exists() {
+        return Err(ValidationError::Controls(format!(
+            "{} already holds measurements: resume to reuse them, or choose another directory",
+            samples.display()
+        )));
+    }
+    progress.stage("count and build the control programs");
+    let runtime = RuntimeObjects::prepare(
+        &options.compiler.compiler,
+        &options.compiler.flags,
+        &work_dir.join("build").join("runtime"),
+        options.layouts,
+    )
+    .map_err(|e| ValidationError::Controls(format!("mlcost driver: {e}")))?;
+    let mut ready = Vec::new();
+    for (i, program) in programs.iter().enumerate() {
+        let prepared =
+            count(program).and_then(|c| Ok((c, build_layouts(program, options, &runtime)?)));
+        match prepared {
+            Ok((counts, binaries)) => ready.push((program.clone(), counts, binaries)),
+            Err(reason) => skipped.push(Skipped {
+                program: program.name.clone(),
+                reason,
+            }),
+        }
+        progress.built(&program.name, i + 1, programs.len());
+    }
+
+    // Measure; a program whose binary fails is dropped and the rest measured again, reusing
+    // every point already finished.
+    let estimates = loop {
+        let plan = BenchPlan {
+            programs: ready
+                .iter()
+                .map(|(p, _, _)| BenchProgram {
+                    name: p.name.clone(),
+                    path: p.path.clone(),
+                    sizes: p.sizes.clone(),
+                })
+                .collect(),
+            compilers: vec![options.compiler.clone()],
+            layouts: options.layouts,
+            sampling: options.sampling.clone(),
+            cpu: options.cpu,
+            out_dir: work_dir.clone(),
+        };
+        let binaries = vec![ready.iter().map(|(_, _, b)| b.clone()).collect::<Vec<_>>()];
+        match measure_built(&plan, &binaries, true, progress) {
+            Ok(outcome) => break outcome.estimates,
+            Err(BenchError::Measure {
+                benchmark,
+                size,
+                source,
+                ..
+            }) => {
+                ready.retain(|(p, _, _)| p.name != benchmark);
+                skipped.push(Skipped {
+                    program: benchmark,
+                    reason: format!("failed at size {size}: {source}"),
+                });
+            }
+            Err(BenchError::DigestMismatch {
+                benchmark, size, ..
+            }) => {
+                ready.retain(|(p, _, _)| p.name != benchmark);
+                skipped.push(Skipped {
+                    program: benchmark,
+                    reason: format!("its layouts disagree on the result at size {size}"),
+                });
+            }
+            Err(other) => return Err(other.into()),
+        }
+    };
+
+    let mut points = Vec::new();
+    for (program, counts, _) in &ready {
+        let mine: Vec<_> = estimates
+            .iter()
+            .filter(|e| e.benchmark == program.name)
+            .collect();
+        let disagreement = mine.iter().find_map(|e| {
+            let (_, _, digest) = counts.iter().find(|(s, _, _)| *s == e.size)?;
+            (digest != &e.digest).then(|| {
+                format!(
+                    "native and interpreter results differ at size {} (digest {} vs {digest})",
+                    e.size, e.digest
+                )
+            })
+        });
+        if let Some(reason) = disagreement {
+            skipped.push(Skipped {
+                program: program.name.clone(),
+                reason,
+            });
+            continue;
+        }
+        for e in mine {
+            let Some((_, c, _)) = counts.iter().find(|(s, _, _)| *s == e.size) else {
+                continue;
+            };
+            points.push(MeasuredPoint {
+                program: program.name.clone(),
+                size: e.size,
+                measured_ns: e.ns_per_run,
+                layout_spread_pct: e.layout_spread_pct,
+                minor_collections_per_run: e.minor_collections_per_run,
+                counts: c.clone(),
+            });
+        }
+    }
+    let results: Vec<PointResult> = points.iter().map(|p| score_point(model, p)).collect();
+    let mut pair_members: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (program, _, _) in &ready {
+        if let Some(pair) = &program.pair {
+            pair_members
+                .entry(pair.clone())
+                .or_default()
+                .push(program.name.clone());
+        }
+    }
+    let method = if model.methods.contains_key(&Method::Ls) {
+        Method::Ls
+    } else {
+        *model.methods.keys().next().unwrap_or(&Method::Ls)
+    };
+    Ok(Validation {
+        compiler: options.compiler.compiler.name.clone(),
+        summary: summarise(&results),
+        pairs: compare_pairs(&results, &pair_members, method),
+        programs: results,
+        skipped,
+    })
+}
+
+/// Writes `validation.json`.
+pub fn save(validation: &Validation, path: &Path) -> Result<(), ValidationError> {
+    std::fs::write(
+        path,
+        serde_json::to_string_pretty(validation).expect("validation serialises"),
+    )
+    .map_err(|source| ValidationError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}

@@ -1,0 +1,255 @@
+//! Scoring a model on measured control points: per point the prediction of each method and its
+//! error, the summary of the paper's Table 1 (mean error, without and with GC), the layout
+//! spread that bounds any model's error from below, and the qualitative pairs of §8. Pure
+//! functions on plain data.
+
+use fit::{CostModel, Method};
+use harness::Interval;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One measured and counted (control program, size).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasuredPoint {
+    pub program: String,
+    pub size: u64,
+    pub measured_ns: Interval,
+    pub layout_spread_pct: f64,
+    pub minor_collections_per_run: f64,
+    pub counts: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointResult {
+    pub program: String,
+    pub size: u64,
+    pub measured_ns: Interval,
+    pub layout_spread_pct: f64,
+    /// Minor collections happened during runs: the prediction includes the GC model's term.
+    pub collects: bool,
+    pub predicted_ns: BTreeMap<Method, f64>,
+    pub error_pct: BTreeMap<Method, f64>,
+    /// Constructs the program runs that the model has no cost for (predicted as free).
+    pub unknown_constructs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MethodSummary {
+    /// Mean error (%) over programs, at the sizes where no collection happened.
+    pub no_gc: Option<f64>,
+    /// Mean error (%) over programs, at the sizes that collected, predicted with the GC model.
+    pub gc: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub methods: BTreeMap<Method, MethodSummary>,
+    /// Mean over programs of the layout spread: what code placement alone moves a measurement.
+    pub layout_spread_pct: f64,
+    pub programs: usize,
+    pub points: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairResult {
+    pub pair: String,
+    pub size: u64,
+    pub first: String,
+    pub second: String,
+    pub predicted_faster: String,
+    pub measured_faster: String,
+    pub predicted_ratio: f64,
+    pub measured_ratio: f64,
+    pub agree: bool,
+}
+
+pub fn score_point(model: &CostModel, point: &MeasuredPoint) -> PointResult {
+    let collects = point.minor_collections_per_run > 0.0;
+    let mut predicted_ns = BTreeMap::new();
+    let mut error_pct = BTreeMap::new();
+    for &method in model.methods.keys() {
+        if let Ok(predicted) = model.try_predict_ns(method, &point.counts, collects) {
+            let measured = point.measured_ns.estimate;
+            predicted_ns.insert(method, predicted);
+            error_pct.insert(method, 100.0 * (measured - predicted).abs() / measured);
+        }
+    }
+    PointResult {
+        program: point.program.clone(),
+        size: point.size,
+        measured_ns: point.measured_ns,
+        layout_spread_pct: point.layout_spread_pct,
+        collects,
+        predicted_ns,
+        error_pct,
+        unknown_constructs: model.unknown_constructs(&point.counts),
+    }
+}
+
+fn mean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = values
+        .into_iter()
+        .fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// Mean over programs of each program's mean over its selected points.
+fn per_program_mean(
+    points: &[&PointResult],
+    value: impl Fn(&PointResult) -> Option<f64>,
+) -> Option<f64> {
+    let mut by_program: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for p in points {
+        if let Some(v) = value(p) {
+            by_program.entry(&p.program).or_default().push(v);
+        }
+    }
+    mean(by_program.values().filter_map(|v| mean(v.iter().copied())))
+}
+
+pub fn summarise(results: &[PointResult]) -> Summary {
+    let methods: std::collections::BTreeSet<Method> = results
+        .iter()
+        .flat_map(|r| r.error_pct.keys().copied())
+        .collect();
+    let no_gc: Vec<&PointResult> = results.iter().filter(|r| !r.collects).collect();
+    let gc: Vec<&PointResult> = results.iter().filter(|r| r.collects).collect();
+    let all: Vec<&PointResult> = results.iter().collect();
+    Summary {
+        methods: methods
+            .into_iter()
+            .map(|m| {
+                let error = |r: &PointResult| r.error_pct.get(&m).copied();
+                (
+                    m,
+                    MethodSummary {
+                        no_gc: per_program_mean(&no_gc, error),
+                        gc: per_program_mean(&gc, error),
+                    },
+                )
+            })
+            .collect(),
+        layout_spread_pct: per_program_mean(&all, |r| Some(r.layout_spread_pct)).unwrap_or(0.0),
+        programs: results
+            .iter()
+            .map(|r| &r.program)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        points: results.len(),
+    }
+}
+
+/// For each pair name shared by exactly two programs, at each size both ran: which one the
+/// model (`method`) says is faster, and which one was.
+pub fn compare_pairs(
+    results: &[PointResult],
+    pairs: &BTreeMap<String, Vec<String>>,
+    method: Method,
+) -> Vec<PairResult> {
+    let mut out = Vec::new();
+    for (pair, members) in pairs {
+        let [first, second] = members.as_slice() else {
+            continue;
+        };
+        for a in results.iter().filter(|r| &r.program == first) {
+            let Some(b) = results
+                .iter()
+                .find(|r| &r.program == second && r.size == a.size)
+            else {
+                continue;
+            };
+            let (Some(pa), Some(pb)) = (a.predicted_ns.get(&method), b.predicted_ns.get(&method))
+            else {
+                continue;
+            };
+            let faster = |x: f64, y: f64| {
+                if x <= y {
+                    first.clone()
+                } else {
+                    second.clone()
+                }
+            };
+            let predicted_faster = faster(*pa, *pb);
+            let measured_faster = faster(a.measured_ns.estimate, b.measured_ns.estimate);
+            out.push(PairResult {
+                pair: pair.clone(),
+                size: a.size,
+                first: first.clone(),
+                second: second.clone(),
+                agree: predicted_faster == measured_faster,
+                predicted_faster,
+                measured_faster,
+                predicted_ratio: pa / pb,
+                measured_ratio: a.measured_ns.estimate / b.measured_ns.estimate,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(
+        program: &str,
+        size: u64,
+        measured: f64,
+        predicted: f64,
+        collects: bool,
+    ) -> PointResult {
+        PointResult {
+            program: program.into(),
+            size,
+            measured_ns: Interval {
+                estimate: measured,
+                ci_low: measured,
+                ci_high: measured,
+            },
+            layout_spread_pct: 10.0,
+            collects,
+            predicted_ns: [(Method::Ls, predicted)].into(),
+            error_pct: [(Method::Ls, 100.0 * (measured - predicted).abs() / measured)].into(),
+            unknown_constructs: vec![],
+        }
+    }
+
+    #[test]
+    fn summary_averages_programs_not_points_and_splits_gc() {
+        let results = vec![
+            result("a", 1, 100.0, 90.0, false),  // 10%
+            result("a", 2, 100.0, 70.0, false),  // 30% -> a: 20%
+            result("b", 1, 100.0, 100.0, false), // 0% -> b: 0%
+            result("b", 2, 100.0, 150.0, true),  // 50%, with GC
+        ];
+        let s = summarise(&results);
+        let ls = s.methods[&Method::Ls];
+        assert!((ls.no_gc.unwrap() - 10.0).abs() < 1e-9, "{ls:?}");
+        assert!((ls.gc.unwrap() - 50.0).abs() < 1e-9);
+        assert_eq!((s.programs, s.points), (2, 4));
+    }
+
+    #[test]
+    fn pairs_compare_predicted_and_measured_order() {
+        let results = vec![
+            result("fact", 10, 200.0, 150.0, false),
+            result("fact_tr", 10, 100.0, 160.0, false),
+            result("fact", 20, 400.0, 300.0, false),
+            result("fact_tr", 20, 200.0, 100.0, false),
+        ];
+        let pairs: BTreeMap<String, Vec<String>> = [(
+            "f".to_string(),
+            vec!["fact".to_string(), "fact_tr".to_string()],
+        )]
+        .into();
+        let out = compare_pairs(&results, &pairs, Method::Ls);
+        assert_eq!(out.len(), 2);
+        assert!(
+            !out[0].agree
+                && out[0].measured_faster == "fact_tr"
+                && out[0].predicted_faster == "fact"
+        );
+        assert!(out[1].agree);
+        assert!((out[1].measured_ratio - 2.0).abs() < 1e-12);
+    }
+}
