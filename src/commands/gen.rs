@@ -15,6 +15,9 @@ pub struct GenArgs {
     /// A directory of your own templates, rendered beside the built-in ones.
     #[arg(long)]
     pub templates: Option<PathBuf>,
+    /// Render only the templates of --templates, not the built-in ones.
+    #[arg(long, requires = "templates")]
+    pub no_builtin: bool,
     /// The compiler the templates are rendered for (default: `ocamlopt` on PATH).
     #[arg(long, value_name = "PATH")]
     pub compiler: Option<PathBuf>,
@@ -26,7 +29,12 @@ pub fn run(args: GenArgs) -> Result<ExitCode> {
         ocaml_version: compiler.version.clone(),
         word_size: compiler.word_bytes() * 8,
     };
-    let outcome = training_gen::generate(&args.out, args.templates.as_deref(), &context)?;
+    let outcome = training_gen::generate(
+        &args.out,
+        args.templates.as_deref(),
+        !args.no_builtin,
+        &context,
+    )?;
     for error in &outcome.errors {
         eprintln!("mlcost: template error: {error}");
     }

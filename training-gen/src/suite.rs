@@ -45,13 +45,18 @@ pub struct GenOutcome {
     pub errors: Vec<TemplateError>,
 }
 
-/// Renders the built-in templates (and those under `user_templates`) into `out`.
+/// Renders the built-in templates (unless `with_builtins` is false) and those under
+/// `user_templates` into `out`. The built-in macros are available to user templates either way.
 pub fn generate(
     out: &Path,
     user_templates: Option<&Path>,
+    with_builtins: bool,
     context: &RenderContext,
 ) -> Result<GenOutcome, SuiteError> {
     let (mut templates, macros) = builtin();
+    if !with_builtins {
+        templates.clear();
+    }
     let mut macro_files = vec![(crate::template::MACRO_FILE.to_string(), macros)];
     if let Some(dir) = user_templates {
         if !dir.is_dir() {

@@ -1,0 +1,145 @@
+//! Issue 4's acceptance tests with the real compiler: the built-in suite renders, compiles and
+//! verifies; what the compiler optimised away fails verification; broken templates are named
+//! and the rest of the suite still comes out.
+
+use ocaml_runtime::{Compiler, CompilerSetup};
+use std::path::Path;
+use std::time::Duration;
+use training_gen::{build_suite, generate, BuildOptions, RenderContext};
+
+fn context() -> RenderContext {
+    RenderContext {
+        ocaml_version: "4.13.1".into(),
+        word_size: 64,
+    }
+}
+
+fn compilers() -> Vec<CompilerSetup> {
+    vec![CompilerSetup {
+        compiler: Compiler::discover(None, None).expect("ocamlopt on PATH"),
+        flags: vec!["-inline".into(), "0".into()],
+    }]
+}
+
+fn build(suite: &Path, layouts: u32) -> training_gen::BuildOutcome {
+    build_suite(
+        &BuildOptions {
+            suite,
+            compilers: &compilers(),
+            layouts,
+            timeout: Duration::from_secs(60),
+        },
+        &|_| {},
+    )
+    .unwrap()
+}
+
+#[test]
+fn every_builtin_template_renders_compiles_and_passes_verification() {
+    let tmp = tempfile::tempdir().unwrap();
+    let generated = generate(tmp.path(), None, true, &context()).unwrap();
+    assert!(generated.errors.is_empty(), "{:?}", generated.errors);
+    let outcome = build(tmp.path(), 1);
+    assert!(outcome.failures.is_empty(), "{:#?}", outcome.failures);
+    for program in &outcome.manifest.programs {
+        let b = &program.builds[0];
+        assert!(
+            b.verified() && b.digests_agree == Some(true),
+            "{}: {b:?}",
+            program.name
+        );
+        let rows = outcome
+            .counts
+            .iter()
+            .filter(|c| c.program == program.name)
+            .count();
+        assert_eq!(rows, program.sizes.len(), "{}", program.name);
+        // Each program really runs the construct it claims to stress, at every size.
+        let stressed = &program.constructs[0];
+        for row in outcome.counts.iter().filter(|c| c.program == program.name) {
+            assert!(
+                row.counts.get(stressed).copied().unwrap_or(0) > 0,
+                "{} never runs {stressed}",
+                program.name
+            );
+        }
+    }
+}
+
+fn user_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+const INLINED_FAPP: &str = r#"{#
+construct = "FunApp"
+[[check]]
+function = "fapp_inl"
+calls = "id"
+min = 4
+why = "the calls to `id` were inlined away: `id` must be marked [@inline never]"
+#}
+let id n = n
+let rec fapp_inl x = if x = 0 then 0 else fapp_inl (id (id (id (id (x - 1)))))
+let input n = n
+let run n = fapp_inl n
+"#;
+
+#[test]
+fn a_template_whose_id_can_be_inlined_fails_verification_and_says_why() {
+    let user = user_dir(&[("fapp_inlined.ml.tera", INLINED_FAPP)]);
+    let suite = tempfile::tempdir().unwrap();
+    generate(suite.path(), Some(user.path()), false, &context()).unwrap();
+    let outcome = build(suite.path(), 1);
+    let failure = outcome
+        .failures
+        .iter()
+        .find(|f| f.starts_with("fapp_inlined"))
+        .expect("the inlined template must fail");
+    assert!(
+        failure.contains("found 0") && failure.contains("[@inline never]"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn broken_templates_are_named_and_the_rest_of_the_suite_is_generated() {
+    let user = user_dir(&[
+        ("bad_tera.ml.tera", "{#\nconstruct = \"IntAdd\"\n#}\nlet input n = n\n{% for x in %}\nlet run n = n\n"),
+        ("bad_ocaml.ml.tera", "{#\nconstruct = \"IntAdd\"\nsizes = [10]\n#}\nlet input n = n\nlet run n = n +\n"),
+        ("good.ml.tera", "{#\nconstruct = \"IntAdd\"\nsizes = [10, 20]\n#}\nlet input n = n\nlet run n = n + n\n"),
+    ]);
+    let suite = tempfile::tempdir().unwrap();
+    let generated = generate(suite.path(), Some(user.path()), false, &context()).unwrap();
+    assert_eq!(generated.errors.len(), 1, "{:?}", generated.errors);
+    let error = generated.errors[0].to_string();
+    assert!(error.contains("bad_tera.ml.tera:5"), "{error}");
+    let names: Vec<&str> = generated
+        .manifest
+        .programs
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert!(
+        names.contains(&"bad_ocaml") && names.contains(&"good"),
+        "{names:?}"
+    );
+
+    let outcome = build(suite.path(), 1);
+    let failure = outcome
+        .failures
+        .iter()
+        .find(|f| f.starts_with("bad_ocaml"))
+        .expect("bad_ocaml fails");
+    assert!(failure.contains("bad_ocaml.ml:"), "{failure}");
+    let verified = outcome
+        .manifest
+        .programs
+        .iter()
+        .filter(|p| p.builds.iter().all(|b| b.verified()))
+        .count();
+    assert_eq!(verified, outcome.manifest.programs.len() - 1);
+}
