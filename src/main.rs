@@ -3,6 +3,7 @@
 //! `harness` measures, `semantics` counts, `fit` fits, `reports` shows.
 
 mod commands;
+mod pipeline;
 mod progress;
 
 use clap::{Parser, Subcommand};
@@ -28,6 +29,14 @@ enum Command {
     /// Compile a generated suite with each compiler in each layout, verify every program
     /// (assembly checks, native vs interpreter digests) and count its constructs.
     Build(commands::build::BuildArgs),
+    /// Fit per-construct costs (LS, L1, NNLS) to a measured run: writes RUN_DIR/model.json.
+    Fit(commands::fit::FitArgs),
+    /// Predict control programs with a run's model and compare with their measured times.
+    Validate(commands::validate::ValidateArgs),
+    /// The whole pipeline: gen → build → measure → count → fit → validate → report.
+    Suite(commands::suite::SuiteArgs),
+    /// (Re)write RUN_DIR/report/index.html from the run's JSON files.
+    Report(commands::report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,13 +46,30 @@ fn main() -> ExitCode {
         Command::Count(args) => commands::count::run(args),
         Command::Gen(args) => commands::gen::run(args),
         Command::Build(args) => commands::build::run(args),
+        Command::Fit(args) => commands::fit::run(args),
+        Command::Validate(args) => commands::validate::run(args),
+        Command::Suite(args) => commands::suite::run(args),
+        Command::Report(args) => commands::report::run(args),
     };
     match result {
         Ok(code) => code,
         Err(err) => {
-            // Our errors already spell out their causes; `{:#}` would print them twice.
-            eprintln!("mlcost: error: {err}");
+            eprintln!("mlcost: error: {}", one_message(&err));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes on one line, leaving out a cause whose text the message already
+/// contains (many of our errors spell out their cause themselves).
+fn one_message(err: &anyhow::Error) -> String {
+    let mut message = err.to_string();
+    for cause in err.chain().skip(1) {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+    }
+    message
 }

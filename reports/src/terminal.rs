@@ -82,6 +82,110 @@ pub fn table(estimates: &[Estimate]) -> String {
     render(&header, &rows)
 }
 
+/// Per construct: each method's time with its interval, and the bytes per occurrence.
+pub fn cost_table(model: &fit::CostModel) -> String {
+    let methods: Vec<fit::Method> = model.methods.keys().copied().collect();
+    let mut constructs: Vec<&String> = model
+        .methods
+        .values()
+        .flat_map(|m| m.time_ns.keys())
+        .collect();
+    constructs.sort();
+    constructs.dedup();
+    let order: std::collections::BTreeMap<&str, usize> = semantics::catalogue()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name, i))
+        .collect();
+    constructs.sort_by_key(|c| order.get(c.as_str()).copied().unwrap_or(usize::MAX));
+    let mut header = vec!["Construct".to_string()];
+    for m in &methods {
+        header.push(format!("{} ns", m.name().to_uppercase()));
+        header.push(format!("{} 95% CI", m.name().to_uppercase()));
+    }
+    header.push("Bytes".into());
+    let rows: Vec<Vec<String>> = constructs
+        .iter()
+        .map(|c| {
+            let mut row = vec![c.to_string()];
+            for m in &methods {
+                match model.methods[m].time_ns.get(*c) {
+                    Some(t) => {
+                        row.push(format!("{:.3}", t.estimate));
+                        row.push(format!("{:.3} .. {:.3}", t.ci_low, t.ci_high));
+                    }
+                    None => row.extend([String::new(), String::new()]),
+                }
+            }
+            row.push(
+                model
+                    .memory_bytes
+                    .get(*c)
+                    .map_or(String::new(), |b| b.to_string()),
+            );
+            row
+        })
+        .collect();
+    render(&header, &rows)
+}
+
+fn pct(value: Option<f64>) -> String {
+    value.map_or("–".into(), |v| format!("{v:.2}%"))
+}
+
+/// The paper's Table 1: mean error per method without and with GC, and the layout spread
+/// that bounds what any model can reach.
+pub fn validation_table(v: &validation::Validation) -> String {
+    let header: Vec<String> = ["Method", "Error, no GC", "Error, with GC", "Layout spread"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let rows: Vec<Vec<String>> = v
+        .summary
+        .methods
+        .iter()
+        .map(|(m, s)| {
+            vec![
+                m.name().to_uppercase(),
+                pct(s.no_gc),
+                pct(s.gc),
+                format!("{:.2}%", v.summary.layout_spread_pct),
+            ]
+        })
+        .collect();
+    render(&header, &rows)
+}
+
+/// The qualitative pairs: which of two equivalent programs the model and the machine say is faster.
+pub fn pairs_table(v: &validation::Validation) -> String {
+    let header: Vec<String> = [
+        "Pair",
+        "Size",
+        "Predicted faster",
+        "Measured faster",
+        "Measured ratio",
+        "Agree",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let rows: Vec<Vec<String>> = v
+        .pairs
+        .iter()
+        .map(|p| {
+            vec![
+                p.pair.clone(),
+                p.size.to_string(),
+                p.predicted_faster.clone(),
+                p.measured_faster.clone(),
+                format!("{:.2}", p.measured_ratio),
+                if p.agree { "yes".into() } else { "NO".into() },
+            ]
+        })
+        .collect();
+    render(&header, &rows)
+}
+
 fn render(header: &[String], rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {

@@ -46,7 +46,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         programs,
         compilers: args.measure.compilers()?,
         layouts: args.measure.layouts,
-        sampling: args.measure.sampling()?,
+        sampling: args.measure.sampling(std::time::Duration::from_secs(1))?,
         cpu: args
             .measure
             .cpu

@@ -4,9 +4,11 @@ use super::common::MeasureArgs;
 use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ocaml_runtime::CompilerSetup;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 use training_gen::{build_suite, BuildEvent, BuildOptions, Manifest};
 
 #[derive(Args, Debug)]
@@ -17,10 +19,15 @@ pub struct BuildArgs {
     pub measure: MeasureArgs,
 }
 
-pub fn run(args: BuildArgs) -> Result<ExitCode> {
-    let compilers = args.measure.compilers()?;
-    let manifest = Manifest::load(&args.suite)?;
-    let total = training_gen::suite::build_steps(&manifest, compilers.len(), args.measure.layouts);
+/// Builds and verifies a suite with a progress bar; failures are in the outcome.
+pub fn run_build(
+    suite: &Path,
+    compilers: &[CompilerSetup],
+    layouts: u32,
+    timeout: Duration,
+) -> Result<training_gen::BuildOutcome> {
+    let manifest = Manifest::load(suite)?;
+    let total = training_gen::suite::build_steps(&manifest, compilers.len(), layouts);
     let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg} ({elapsed})")
@@ -44,15 +51,25 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
     };
     let outcome = build_suite(
         &BuildOptions {
-            suite: &args.suite,
-            compilers: &compilers,
-            layouts: args.measure.layouts,
-            timeout: args.measure.timeout,
+            suite,
+            compilers,
+            layouts,
+            timeout,
         },
         &on_event,
     );
     bar.finish_and_clear();
-    let outcome = outcome?;
+    Ok(outcome?)
+}
+
+pub fn run(args: BuildArgs) -> Result<ExitCode> {
+    let compilers = args.measure.compilers()?;
+    let outcome = run_build(
+        &args.suite,
+        &compilers,
+        args.measure.layouts,
+        args.measure.timeout,
+    )?;
     let verified = outcome
         .manifest
         .programs

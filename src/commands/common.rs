@@ -15,9 +15,10 @@ pub struct MeasureArgs {
     /// Flags passed to every compiler.
     #[arg(long, default_value = "-inline 0", allow_hyphen_values = true)]
     pub flags: String,
-    /// Sampling time per (program, size, layout), e.g. 1s, 500ms.
-    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
-    pub quota: Duration,
+    /// Sampling time per (program, size, layout), e.g. 1s, 500ms [default: 1s for bench,
+    /// 250ms for suite, 40ms for suite --quick].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub quota: Option<Duration>,
     /// Stop a point early once the slope's 95% half-width is below this fraction (0 = never).
     #[arg(long, default_value_t = 0.01)]
     pub target_ci: f64,
@@ -36,7 +37,7 @@ pub struct MeasureArgs {
 }
 
 impl MeasureArgs {
-    pub fn sampling(&self) -> Result<SamplingConfig> {
+    pub fn sampling(&self, default_quota: Duration) -> Result<SamplingConfig> {
         if self.growth <= 1.0 {
             bail!("--growth must be above 1 (got {})", self.growth);
         }
@@ -50,7 +51,7 @@ impl MeasureArgs {
             );
         }
         Ok(SamplingConfig {
-            quota: self.quota,
+            quota: self.quota.unwrap_or(default_quota),
             target_rel_ci: (self.target_ci > 0.0).then_some(self.target_ci),
             growth: self.growth,
             reply_timeout: self.timeout,

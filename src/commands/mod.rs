@@ -4,4 +4,8 @@ pub mod bench;
 pub mod build;
 pub mod common;
 pub mod count;
+pub mod fit;
 pub mod gen;
+pub mod report;
+pub mod suite;
+pub mod validate;

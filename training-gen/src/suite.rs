@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub const COUNTS_FILE: &str = "counts.json";
+/// Where `generate` writes the programs, inside the suite directory.
+pub const PROGRAMS_DIR: &str = "programs";
 
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
@@ -75,10 +77,11 @@ pub fn generate(
         }
     }
     let (programs, errors) = render_all(&templates, &macro_files, context);
-    std::fs::create_dir_all(out).map_err(io(out))?;
+    let programs_dir = out.join(PROGRAMS_DIR);
+    std::fs::create_dir_all(&programs_dir).map_err(io(&programs_dir))?;
     let mut entries = Vec::new();
     for program in programs {
-        let file = PathBuf::from(format!("{}.ml", program.name));
+        let file = PathBuf::from(PROGRAMS_DIR).join(format!("{}.ml", program.name));
         let path = out.join(&file);
         std::fs::write(&path, &program.source).map_err(io(&path))?;
         let mut constructs = vec![program.construct.clone()];

@@ -9,7 +9,7 @@
 //! [[check]]                       # what the assembly must still show
 //! function = "fapp"
 //! calls = "id"                    # ≥ min calls to this function …
-//! min = 4
+//! min = 4                         # and optionally max = N
 //! why = "id was inlined: mark it [@inline never]"
 //! [[variants]]                    # several programs from one template
 //! name = "closure_fv3"
@@ -51,6 +51,8 @@ pub struct AsmCheck {
     pub allocates: bool,
     #[serde(default = "one")]
     pub min: usize,
+    /// At most this many (`max = 0` with `allocates`: the function must not allocate).
+    pub max: Option<usize>,
     /// What it means when the check fails.
     pub why: Option<String>,
 }

@@ -127,6 +127,36 @@ pub fn discover(dir: &Path) -> Result<(Vec<ControlProgram>, Vec<Skipped>), Strin
     Ok((programs, skipped))
 }
 
+/// At most `k` of `sizes`, evenly spread and always keeping the smallest and largest: how a
+/// quick run samples a program's sizes.
+pub fn spread_sizes(sizes: &[u64], k: usize) -> Vec<u64> {
+    if k == 0 || sizes.len() <= k {
+        return sizes.to_vec();
+    }
+    if k == 1 {
+        return vec![sizes[sizes.len() - 1]];
+    }
+    let mut picked: Vec<u64> = (0..k)
+        .map(|i| sizes[i * (sizes.len() - 1) / (k - 1)])
+        .collect();
+    picked.dedup();
+    picked
+}
+
+static BUILTIN: include_dir::Dir<'_> = include_dir::include_dir!("$CARGO_MANIFEST_DIR/../controls");
+
+/// Writes the control corpus embedded in mlcost (`controls/` of its source) into `dir`, so a
+/// run needs no checkout; returns `dir`.
+pub fn extract_builtin(dir: &Path) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    for file in BUILTIN.files() {
+        if file.path().extension().and_then(|e| e.to_str()) == Some("ml") {
+            std::fs::write(dir.join(file.path()), file.contents())?;
+        }
+    }
+    Ok(dir.to_path_buf())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +172,13 @@ mod tests {
     }
 
     #[test]
+    fn spread_sizes_keeps_the_ends() {
+        let sizes: Vec<u64> = (1..=20).map(|i| i * 1000).collect();
+        assert_eq!(spread_sizes(&sizes, 4), vec![1000, 7000, 14000, 20000]);
+        assert_eq!(spread_sizes(&sizes[..3], 4), sizes[..3].to_vec());
+    }
+
+    #[test]
     fn bad_metadata_names_file_and_line() {
         let err =
             parse_control(Path::new("a.ml"), "(* mlcost-control\n sizes: 10 x\n*)").unwrap_err();
@@ -154,8 +191,9 @@ mod tests {
     }
 
     #[test]
-    fn the_shipped_corpus_has_thirty_programs_and_its_pairs() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../controls");
+    fn the_embedded_corpus_has_thirty_programs_and_its_pairs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = extract_builtin(tmp.path()).unwrap();
         let (programs, skipped) = discover(&dir).unwrap();
         assert!(skipped.is_empty(), "{skipped:?}");
         assert!(programs.len() >= 30, "{}", programs.len());

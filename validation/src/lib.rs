@@ -13,6 +13,6 @@ pub mod control;
 pub mod run;
 pub mod score;
 
-pub use control::{ControlProgram, Skipped};
+pub use control::{extract_builtin, spread_sizes, ControlProgram, Skipped};
 pub use run::{save, validate, ValidateOptions, Validation, ValidationError, VALIDATION_FILE};
 pub use score::{MeasuredPoint, MethodSummary, PairResult, PointResult, Summary};

@@ -3,7 +3,7 @@
 //! and interpreted results agree, then score. A program that fails to parse, compile, run or
 //! agree is reported by name and skipped; the others still validate.
 
-use crate::control::{discover, ControlProgram, Skipped};
+use crate::control::{discover, spread_sizes, ControlProgram, Skipped};
 use crate::score::{
     compare_pairs, score_point, summarise, MeasuredPoint, PairResult, PointResult, Summary,
 };
@@ -51,6 +51,8 @@ pub struct ValidateOptions<'a> {
     pub resume: bool,
     /// Only these control programs (all when empty).
     pub only: Vec<String>,
+    /// Measure at most this many of each program's sizes (see [`spread_sizes`]).
+    pub max_sizes: Option<usize>,
 }
 
 type Counts = Vec<(u64, BTreeMap<String, f64>, String)>;
@@ -107,6 +109,11 @@ pub fn validate(
         discover(options.controls).map_err(ValidationError::Controls)?;
     if !options.only.is_empty() {
         programs.retain(|p| options.only.contains(&p.name));
+    }
+    if let Some(k) = options.max_sizes {
+        for p in &mut programs {
+            p.sizes = spread_sizes(&p.sizes, k);
+        }
     }
     let work_dir = std::path::absolute(options.work_dir).map_err(|source| ValidationError::Io {
         path: options.work_dir.to_path_buf(),

@@ -43,6 +43,8 @@ pub struct MethodSummary {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// `ls`, `l1`, `nnls` → mean errors, as keys of the summary itself.
+    #[serde(flatten)]
     pub methods: BTreeMap<Method, MethodSummary>,
     /// Mean over programs of the layout spread: what code placement alone moves a measurement.
     pub layout_spread_pct: f64,
