@@ -85,6 +85,7 @@ mod memory;
 mod methods;
 mod model;
 mod nonnegative;
+mod separability;
 pub mod synthetic;
 
 use std::collections::BTreeMap;
@@ -95,6 +96,7 @@ pub use crate::gc::GcModel;
 pub use crate::input::{FitContext, FitOptions, Method, Observation, MIN_BOOTSTRAP_RESAMPLES};
 pub use crate::memory::MemoryFit;
 pub use crate::model::{BootstrapSettings, ConstantEstimate, CostModel, Diagnostics, MethodFit};
+pub use crate::separability::{separability, Separability};
 
 use crate::design::Design;
 use crate::diagnostics::RankAnalysis;

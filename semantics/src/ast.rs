@@ -1,0 +1,207 @@
+//! The surface syntax tree of the supported OCaml subset, as the parser builds it.
+//!
+//! Every expression and pattern carries a [`NodeId`] (so that the type checker can record
+//! facts — a comparison's operand type, a constructor's identity — for the compiler to read)
+//! and a [`Pos`] (so that every later error can name a line and column).
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Pos {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.col)
+    }
+}
+
+pub(crate) type NodeId = u32;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Expr {
+    pub id: NodeId,
+    pub pos: Pos,
+    pub kind: ExprKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Land,
+    Lor,
+    Lxor,
+    Lsl,
+    Lsr,
+    Asr,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    /// Structural comparisons: their cost depends on the operand type (decided after typing).
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Physical (in)equality `==` / `!=`: a word comparison at every type.
+    PhysEq,
+    PhysNe,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub(crate) fn is_structural_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UnOp {
+    Neg,
+    FNeg,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum ExprKind {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Char(u8),
+    Bool(bool),
+    Unit,
+    Var(String),
+    /// `C` or `C arg`; a constructor of several arguments takes a syntactic tuple.
+    Constr(String, Option<Box<Expr>>),
+    Tuple(Vec<Expr>),
+    /// `[e1; …; en]` (kept flat: a long literal must not become a deep tree).
+    List(Vec<Expr>),
+    Cons(Box<Expr>, Box<Expr>),
+    /// Application; `tail` is set by the tail-position pass ([`crate::tail`]).
+    App {
+        func: Box<Expr>,
+        args: Vec<Expr>,
+        tail: bool,
+    },
+    BinOp(BinOp, Box<Expr>, Box<Expr>),
+    UnOp(UnOp, Box<Expr>),
+    If(Box<Expr>, Box<Expr>, Option<Box<Expr>>),
+    Seq(Box<Expr>, Box<Expr>),
+    Let {
+        rec_: bool,
+        bindings: Vec<Binding>,
+        body: Box<Expr>,
+    },
+    /// `fun p1 … pn -> body` (nested `fun`s directly in a body are merged by the parser,
+    /// as `ocamlopt` merges them into one n-ary function).
+    Fun {
+        params: Vec<Pattern>,
+        body: Box<Expr>,
+    },
+    Function(Vec<Arm>),
+    Match(Box<Expr>, Vec<Arm>),
+    Try(Box<Expr>, Vec<Arm>),
+    Annot(Box<Expr>, TypeExpr),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Binding {
+    pub pat: Pattern,
+    pub expr: Expr,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Arm {
+    pub pat: Pattern,
+    pub guard: Option<Expr>,
+    pub body: Expr,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern {
+    pub id: NodeId,
+    pub pos: Pos,
+    pub kind: PatKind,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum PatKind {
+    Any,
+    Var(String),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Char(u8),
+    Bool(bool),
+    Unit,
+    Nil,
+    Cons(Box<Pattern>, Box<Pattern>),
+    List(Vec<Pattern>),
+    Tuple(Vec<Pattern>),
+    Constr(String, Option<Box<Pattern>>),
+    Or(Box<Pattern>, Box<Pattern>),
+    As(Box<Pattern>, String),
+    Annot(Box<Pattern>, TypeExpr),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct TypeExpr {
+    pub pos: Pos,
+    pub kind: TypeExprKind,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum TypeExprKind {
+    Var(String),
+    /// `_` in a type annotation.
+    Wildcard,
+    Con(String, Vec<TypeExpr>),
+    Arrow(Box<TypeExpr>, Box<TypeExpr>),
+    Tuple(Vec<TypeExpr>),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct TypeDecl {
+    pub name: String,
+    pub params: Vec<String>,
+    pub pos: Pos,
+    pub body: TypeDeclBody,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum TypeDeclBody {
+    Variant(Vec<ConstrDecl>),
+    Alias(TypeExpr),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ConstrDecl {
+    pub name: String,
+    /// `C of a * b` has two arguments; `C of (a * b)` has one, a tuple.
+    pub args: Vec<TypeExpr>,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Item {
+    Let {
+        rec_: bool,
+        bindings: Vec<Binding>,
+    },
+    Type(Vec<TypeDecl>),
+    Exception(ConstrDecl),
+    /// A top-level expression (`;; e`), evaluated for its effects, as in a script.
+    Expr(Expr),
+}

@@ -1,0 +1,182 @@
+//! The catalogue of constructs: the one list that `training-gen`, `fit` and the reports read
+//! (through [`catalogue`]) and that the interpreter counts (through [`Counter`]). Adding a
+//! construct is one line here, one counting rule in the compiler or interpreter, and one
+//! training template.
+//!
+//! The first 37 entries are the paper's (§5) and DESIGN.md's; the others extend the language
+//! the paper left as future work (user variants, exceptions, bit operations, polymorphic
+//! comparison), each with the reason it is a construct of its own.
+
+/// One construct whose cost the model learns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Construct {
+    /// Name used in counts, templates and reports (`"FunApp"`).
+    pub name: &'static str,
+    /// Group for display (`"calls"`, `"int"`, …).
+    pub group: &'static str,
+    /// What the construct is, and for constructs beyond the paper's, why it is one.
+    pub description: &'static str,
+    /// When exactly the interpreter counts it.
+    pub rule: &'static str,
+}
+
+macro_rules! catalogue {
+    ($( $name:ident { $group:literal, $description:literal, $rule:literal } )*) => {
+        /// Index of a construct in [`CATALOGUE`]: what the interpreter increments.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[repr(u8)]
+        pub(crate) enum Counter { $($name),* }
+
+        pub(crate) const COUNTER_COUNT: usize = [$(stringify!($name)),*].len();
+
+        static CATALOGUE: [Construct; COUNTER_COUNT] = [
+            $(Construct { name: stringify!($name), group: $group, description: $description, rule: $rule }),*
+        ];
+    };
+}
+
+catalogue! {
+    FunApp { "calls", "a function call (not in tail position)",
+        "once per saturated application not in tail position, whatever the number of arguments (native code calls an n-ary function directly); an over-application counts one FunApp for the saturated part, then applies the result; see PartialApp rules under FunDef" }
+    TailApp { "calls", "a tail call (compiled as a jump)",
+        "once per saturated application in tail position (tagged by a pass before evaluation); also once when a partial application's closure forwards to the original function (caml_curry's jump)" }
+    FunDef { "calls", "allocation of a closure",
+        "once per closure allocated at run time: a local `fun`/`function`/`let f x = …` that captures at least one variable, once per function of a `let rec` group that captures variables, and once per partial application; closed functions are static data in ocamlopt's output and count nothing" }
+    Closure { "calls", "one captured variable stored in a closure",
+        "once per free variable captured at closure creation (free variables are computed statically; top-level values, constants and closed functions are not captured, as in ocamlopt); a partial application of k arguments stores k + 1 values" }
+    LetData { "bindings", "a `let` binding of a non-function value",
+        "once per evaluated `let p = e` whose right-hand side is not a function and whose pattern is not a tuple (tuple patterns count TupleMatch instead, as in the paper's TUPLEMATCH rule); `let (p1, …, pn) = (e1, …, en)` counts as n bindings since no tuple is built" }
+    LetLambda { "bindings", "a `let` binding of a function",
+        "once per evaluated non-recursive `let f x = …` / `let f = fun …`, whether or not it allocates (FunDef/Closure count the allocation)" }
+    LetRec { "bindings", "a `let rec` binding",
+        "once per function bound by an evaluated `let rec` (the paper's factorial: one LetRec)" }
+    BoolNot { "bool", "boolean negation", "once per evaluated `not e`" }
+    BoolAnd { "bool", "short-circuit `&&`", "once per evaluated `e1 && e2`, whether or not `e2` runs" }
+    BoolOr { "bool", "short-circuit `||`", "once per evaluated `e1 || e2`, whether or not `e2` runs" }
+    IntUMinus { "int", "integer negation", "once per `- e` on a non-literal (`-1` is a constant)" }
+    IntAdd { "int", "integer addition", "once per `+` (and `succ`)" }
+    IntSub { "int", "integer subtraction", "once per `-` (and `pred`)" }
+    IntMult { "int", "integer multiplication", "once per `*`" }
+    IntDiv { "int", "integer division (with its zero check)", "once per `/`" }
+    IntMod { "int", "integer remainder (with its zero check)", "once per `mod`" }
+    IntCondEq { "int", "equality test on an immediate type",
+        "once per `=` or `<>` whose operands have an immediate type (int, char, bool, unit, variants without arguments), and once per `==` / `!=` at any type (a word compare)" }
+    IntCondLT { "int", "`<` on an immediate type", "once per `<` at an immediate type" }
+    IntCondLE { "int", "`<=` on an immediate type", "once per `<=` at an immediate type" }
+    IntCondGT { "int", "`>` on an immediate type", "once per `>` at an immediate type" }
+    IntCondGE { "int", "`>=` on an immediate type", "once per `>=` at an immediate type" }
+    FloatUMinus { "float", "float negation", "once per `-. e` on a non-literal" }
+    FloatAdd { "float", "float addition", "once per `+.`" }
+    FloatSub { "float", "float subtraction", "once per `-.`" }
+    FloatMult { "float", "float multiplication", "once per `*.`" }
+    FloatDiv { "float", "float division", "once per `/.`" }
+    FloatCondEq { "float", "float equality test", "once per `=` or `<>` at type float" }
+    FloatCondLT { "float", "float `<`", "once per `<` at type float" }
+    FloatCondLE { "float", "float `<=`", "once per `<=` at type float" }
+    FloatCondGT { "float", "float `>`", "once per `>` at type float" }
+    FloatCondGE { "float", "float `>=`", "once per `>=` at type float" }
+    PatternMatch { "data", "one case of a pattern match tried",
+        "once per arm tried by `match`, `function` or a `try` handler, in order until one matches (its pattern matches and its guard, if any, holds); once per refutable `let` pattern" }
+    TupleHead { "data", "allocation of a tuple", "once per tuple built at run time (constant tuples are static data; `match (a, b) with` builds none)" }
+    TupleElem { "data", "one field of a tuple built", "once per field of each tuple built at run time" }
+    TupleMatch { "data", "one field read out of a tuple",
+        "once per field of a tuple pattern matched against a tuple value (in `let`, parameters and `match`), and once per `fst` / `snd`" }
+    Cons { "data", "allocation of a list cell `::`", "once per `::` cell built at run time, including each element of a non-constant list literal" }
+    Base { "run", "the fixed cost of one measured run", "once per run" }
+    VariantHead { "data", "allocation of a constructor block (`Some x`, `Node (l, v, r)`, an exception with arguments) — a variant is a block like a tuple, but its tag is a real store and it is built from a constructor, not a tuple expression, so it gets its own constant",
+        "once per non-constant constructor applied at run time (constant constructors are immediates; constructors of constants are static data)" }
+    VariantElem { "data", "one argument stored in a constructor block — the per-field cost, as TupleElem for tuples",
+        "once per argument of each constructor block built at run time" }
+    PolyCompare { "compare", "a structural comparison through the runtime (`caml_equal`, `caml_compare`, …) — a C call that walks both values, one to two orders of magnitude costlier than a word compare",
+        "once per `=`, `<>`, `<`, `<=`, `>`, `>=` or `compare` whose operand type is not immediate and not float after type inference (lists, tuples, options, strings, type variables): what ocamlopt's type-directed specialisation leaves generic" }
+    IntCompare { "int", "`compare` on an immediate type — ocamlopt inlines it as a three-way word compare, cheaper than the C call and unlike a single test",
+        "once per `compare` at an immediate type" }
+    FloatCompare { "float", "`compare` on floats — inlined three-way float compare with NaN handling",
+        "once per `compare` at type float" }
+    IntLand { "int", "bitwise and — one ALU instruction on tagged ints, unlike multiplication or division", "once per `land`" }
+    IntLor { "int", "bitwise or", "once per `lor`" }
+    IntLxor { "int", "bitwise exclusive or (needs re-tagging, unlike land/lor)", "once per `lxor`" }
+    IntLsl { "int", "left shift — untag, shift, retag: costlier than land", "once per `lsl`" }
+    IntLsr { "int", "logical right shift", "once per `lsr`" }
+    IntAsr { "int", "arithmetic right shift", "once per `asr`" }
+    FloatOfInt { "float", "int-to-float conversion (cvtsi2sd plus boxing where the result escapes) — needed to build float data from a size", "once per `float_of_int` / `float`" }
+    IntOfFloat { "float", "float-to-int truncation (cvttsd2si)", "once per `int_of_float` / `truncate`" }
+    Raise { "exceptions", "raising an exception — a jump to the nearest handler, which is cheap in OCaml and nothing like a call",
+        "once per `raise`, `failwith` or `invalid_arg` evaluated (failwith/invalid_arg also count the VariantHead/VariantElem of the exception they build); exceptions raised by the runtime (Division_by_zero, Match_failure) count only the operation that raised" }
+    TryWith { "exceptions", "entering a `try … with` — pushing and popping a trap frame on the stack",
+        "once per `try` evaluated; the handler's arms count PatternMatch when an exception is caught" }
+}
+
+/// Every construct, in a fixed order (the paper's first, then the additions).
+pub fn catalogue() -> &'static [Construct] {
+    &CATALOGUE
+}
+
+/// The catalogue entry called `name`.
+pub fn construct(name: &str) -> Option<&'static Construct> {
+    CATALOGUE.iter().find(|c| c.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_match_counters() {
+        let mut names: Vec<_> = catalogue().iter().map(|c| c.name).collect();
+        assert_eq!(CATALOGUE[Counter::TryWith as usize].name, "TryWith");
+        assert_eq!(CATALOGUE[Counter::FunApp as usize].name, "FunApp");
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), COUNTER_COUNT);
+    }
+
+    #[test]
+    fn contains_every_construct_of_the_design_table() {
+        let design = [
+            "FunApp",
+            "TailApp",
+            "FunDef",
+            "Closure",
+            "LetData",
+            "LetLambda",
+            "LetRec",
+            "BoolNot",
+            "BoolAnd",
+            "BoolOr",
+            "IntUMinus",
+            "IntAdd",
+            "IntSub",
+            "IntMult",
+            "IntDiv",
+            "IntMod",
+            "IntCondEq",
+            "IntCondLT",
+            "IntCondLE",
+            "IntCondGT",
+            "IntCondGE",
+            "FloatUMinus",
+            "FloatAdd",
+            "FloatSub",
+            "FloatMult",
+            "FloatDiv",
+            "FloatCondEq",
+            "FloatCondLT",
+            "FloatCondLE",
+            "FloatCondGT",
+            "FloatCondGE",
+            "PatternMatch",
+            "TupleHead",
+            "TupleElem",
+            "TupleMatch",
+            "Cons",
+            "Base",
+        ];
+        for name in design {
+            let c = construct(name).unwrap_or_else(|| panic!("{name} missing"));
+            assert!(!c.rule.is_empty() && !c.description.is_empty());
+        }
+        assert!(construct("PolyCompare").is_some());
+        assert!(construct("Nonsense").is_none());
+    }
+}

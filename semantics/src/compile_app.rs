@@ -1,0 +1,175 @@
+//! Compiling operators, primitives and applications: comparisons specialised by type,
+//! primitives inlined when saturated (eta-expanded into closed functions otherwise), and
+//! applications tagged with their tail position and whether the callee is a known function.
+
+use crate::ast::*;
+use crate::compile::{Bound, CResult, Compiler, Out, ScopeEntry};
+use crate::ir::*;
+use crate::prims::{self, Prim};
+use crate::types::{CmpClass, EXN_FAILURE, EXN_INVALID_ARGUMENT};
+
+impl Compiler<'_> {
+    pub(crate) fn binop(&mut self, op: BinOp, class: CmpClass, a: Code, b: Code, pos: Pos) -> Code {
+        use BinOp as B;
+        use CmpClass as C;
+        let op2 = match (op, class) {
+            (B::And, _) => return Code::And(Box::new((a, b))),
+            (B::Or, _) => return Code::Or(Box::new((a, b))),
+            (B::Add, _) => Op2::Add,
+            (B::Sub, _) => Op2::Sub,
+            (B::Mul, _) => Op2::Mul,
+            (B::Div, _) => Op2::Div,
+            (B::Mod, _) => Op2::Mod,
+            (B::Land, _) => Op2::Land,
+            (B::Lor, _) => Op2::Lor,
+            (B::Lxor, _) => Op2::Lxor,
+            (B::Lsl, _) => Op2::Lsl,
+            (B::Lsr, _) => Op2::Lsr,
+            (B::Asr, _) => Op2::Asr,
+            (B::FAdd, _) => Op2::FAdd,
+            (B::FSub, _) => Op2::FSub,
+            (B::FMul, _) => Op2::FMul,
+            (B::FDiv, _) => Op2::FDiv,
+            (B::PhysEq, _) => Op2::PhysEq,
+            (B::PhysNe, _) => Op2::PhysNe,
+            (B::Eq, C::Immediate) => Op2::IntEq,
+            (B::Ne, C::Immediate) => Op2::IntNe,
+            (B::Lt, C::Immediate) => Op2::IntLt,
+            (B::Le, C::Immediate) => Op2::IntLe,
+            (B::Gt, C::Immediate) => Op2::IntGt,
+            (B::Ge, C::Immediate) => Op2::IntGe,
+            (B::Eq, C::Float) => Op2::FloatEq,
+            (B::Ne, C::Float) => Op2::FloatNe,
+            (B::Lt, C::Float) => Op2::FloatLt,
+            (B::Le, C::Float) => Op2::FloatLe,
+            (B::Gt, C::Float) => Op2::FloatGt,
+            (B::Ge, C::Float) => Op2::FloatGe,
+            (B::Eq, C::Poly) => Op2::PolyEq,
+            (B::Ne, C::Poly) => Op2::PolyNe,
+            (B::Lt, C::Poly) => Op2::PolyLt,
+            (B::Le, C::Poly) => Op2::PolyLe,
+            (B::Gt, C::Poly) => Op2::PolyGt,
+            (B::Ge, C::Poly) => Op2::PolyGe,
+        };
+        Code::Op2(Box::new(Op2Node {
+            op: op2,
+            lhs: a,
+            rhs: b,
+            pos,
+        }))
+    }
+
+    /// The inline code of primitive `p` applied to all its arguments.
+    pub(crate) fn prim_body(
+        &mut self,
+        p: Prim,
+        class: CmpClass,
+        mut args: Vec<Code>,
+        pos: Pos,
+    ) -> Code {
+        let mut arg = |i: usize| std::mem::replace(&mut args[i], Code::Imm(0));
+        match p {
+            Prim::Not => Code::Op1(Op1::Not, Box::new(arg(0))),
+            Prim::Fst => Code::Op1(Op1::Fst, Box::new(arg(0))),
+            Prim::Snd => Code::Op1(Op1::Snd, Box::new(arg(0))),
+            Prim::Ignore => Code::Op1(Op1::Ignore, Box::new(arg(0))),
+            Prim::FloatOfInt => Code::Op1(Op1::FloatOfInt, Box::new(arg(0))),
+            Prim::IntOfFloat => Code::Op1(Op1::IntOfFloat, Box::new(arg(0))),
+            Prim::Succ => Code::Op1(Op1::Succ, Box::new(arg(0))),
+            Prim::Pred => Code::Op1(Op1::Pred, Box::new(arg(0))),
+            Prim::Raise => Code::Raise(Box::new(arg(0)), pos),
+            // Stdlib's `failwith s = raise (Failure s)`, inlined across modules by ocamlopt.
+            Prim::Failwith => {
+                Code::Raise(Box::new(Code::Exn(EXN_FAILURE, Box::new([arg(0)]))), pos)
+            }
+            Prim::InvalidArg => Code::Raise(
+                Box::new(Code::Exn(EXN_INVALID_ARGUMENT, Box::new([arg(0)]))),
+                pos,
+            ),
+            Prim::Compare => {
+                let op = match class {
+                    CmpClass::Immediate => Op2::IntCompare,
+                    CmpClass::Float => Op2::FloatCompare,
+                    CmpClass::Poly => Op2::PolyCompare,
+                };
+                Code::Op2(Box::new(Op2Node {
+                    op,
+                    lhs: arg(0),
+                    rhs: arg(1),
+                    pos,
+                }))
+            }
+            Prim::Section(op) => {
+                let (a, b) = (arg(0), arg(1));
+                self.binop(op, class, a, b, pos)
+            }
+            Prim::MaxInt | Prim::MinInt => unreachable!("constants are not applied"),
+        }
+    }
+
+    /// The eta-expansion of a primitive used as a value: a closed function.
+    pub(crate) fn prim_function(&mut self, name: &str, p: Prim, e: &Expr) -> CResult<FunId> {
+        let class = p.is_type_directed().then(|| self.comparison_class(e.id));
+        if let Some(&fid) = self.prim_funs.get(&(name.to_string(), class)) {
+            return Ok(fid);
+        }
+        let arity = prims::lookup(name).map(|i| i.arity).unwrap_or(1);
+        let args = (0..arity as u32).map(Code::Local).collect();
+        let body = self.prim_body(p, class.unwrap_or(CmpClass::Poly), args, e.pos);
+        let fid = self.reserve_fun();
+        self.funs[fid as usize] = Some(FunCode {
+            name: name.into(),
+            arity: arity as u32,
+            frame_size: arity as u32,
+            body,
+            pos: e.pos,
+        });
+        self.prim_funs.insert((name.to_string(), class), fid);
+        Ok(fid)
+    }
+
+    pub(crate) fn app(&mut self, e: &Expr, func: &Expr, args: &[Expr], tail: bool) -> CResult<Out> {
+        let entry = match &func.kind {
+            ExprKind::Var(name) => self.lookup(name).cloned(),
+            _ => None,
+        };
+        if let Some(ScopeEntry {
+            bound: Bound::Prim(p),
+            arity: Some(k),
+            name,
+        }) = &entry
+        {
+            let k = *k as usize;
+            if args.len() >= k && k > 0 {
+                let mut codes = args
+                    .iter()
+                    .map(|a| self.code(a))
+                    .collect::<CResult<Vec<_>>>()?;
+                let rest = codes.split_off(k);
+                let body = self.prim_body(*p, self.comparison_class(func.id), codes, e.pos);
+                if rest.is_empty() {
+                    return Ok(Out::Code(body));
+                }
+                return Ok(Out::Code(Code::App(Box::new(App {
+                    func: body,
+                    args: rest.into(),
+                    tail,
+                    known: false,
+                }))));
+            }
+            let _ = name;
+        }
+        let known = entry.as_ref().is_some_and(|en| en.arity.is_some());
+        let func = self.code(func)?;
+        let args = args
+            .iter()
+            .map(|a| self.code(a))
+            .collect::<CResult<Box<[Code]>>>()?;
+        Ok(Out::Code(Code::App(Box::new(App {
+            func,
+            args,
+            tail,
+            known,
+        }))))
+    }
+}

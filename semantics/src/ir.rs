@@ -1,0 +1,321 @@
+//! The executable form of a program, produced by [`crate::compile`] and run by
+//! [`crate::eval`]: variables resolved to frame slots, closure environments or globals;
+//! comparisons specialised by type; tail calls tagged; closures annotated with what they
+//! capture; compile-time constants folded into static values. Nothing here holds an `Rc`, so
+//! a compiled [`Program`](crate::Program) can be shared between threads.
+
+use crate::ast::Pos;
+use crate::catalogue::Counter;
+
+pub(crate) type Slot = u32;
+pub(crate) type FunId = u32;
+pub(crate) type StaticId = u32;
+
+/// A value known at compile time (`ocamlopt` emits it as static data: building it costs nothing).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum StaticValue {
+    Imm(i64),
+    Float(f64),
+    Str(Box<str>),
+    Block {
+        tag: u32,
+        fields: Vec<StaticValue>,
+    },
+    /// A list, flat (so that long literals do not nest).
+    List(Vec<StaticValue>),
+    /// A constant exception such as `Not_found`.
+    Exn(u32),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op1 {
+    Not,
+    Neg,
+    FNeg,
+    Fst,
+    Snd,
+    FloatOfInt,
+    IntOfFloat,
+    Succ,
+    Pred,
+    Ignore,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op2 {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Land,
+    Lor,
+    Lxor,
+    Lsl,
+    Lsr,
+    Asr,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    IntEq,
+    IntNe,
+    IntLt,
+    IntLe,
+    IntGt,
+    IntGe,
+    FloatEq,
+    FloatNe,
+    FloatLt,
+    FloatLe,
+    FloatGt,
+    FloatGe,
+    PolyEq,
+    PolyNe,
+    PolyLt,
+    PolyLe,
+    PolyGt,
+    PolyGe,
+    PhysEq,
+    PhysNe,
+    IntCompare,
+    FloatCompare,
+    PolyCompare,
+}
+
+impl Op1 {
+    pub(crate) fn counter(self) -> Option<Counter> {
+        Some(match self {
+            Op1::Not => Counter::BoolNot,
+            Op1::Neg => Counter::IntUMinus,
+            Op1::FNeg => Counter::FloatUMinus,
+            Op1::Fst | Op1::Snd => Counter::TupleMatch,
+            Op1::FloatOfInt => Counter::FloatOfInt,
+            Op1::IntOfFloat => Counter::IntOfFloat,
+            Op1::Succ => Counter::IntAdd,
+            Op1::Pred => Counter::IntSub,
+            Op1::Ignore => return None,
+        })
+    }
+}
+
+impl Op2 {
+    pub(crate) fn counter(self) -> Counter {
+        use Op2::*;
+        match self {
+            Add => Counter::IntAdd,
+            Sub => Counter::IntSub,
+            Mul => Counter::IntMult,
+            Div => Counter::IntDiv,
+            Mod => Counter::IntMod,
+            Land => Counter::IntLand,
+            Lor => Counter::IntLor,
+            Lxor => Counter::IntLxor,
+            Lsl => Counter::IntLsl,
+            Lsr => Counter::IntLsr,
+            Asr => Counter::IntAsr,
+            FAdd => Counter::FloatAdd,
+            FSub => Counter::FloatSub,
+            FMul => Counter::FloatMult,
+            FDiv => Counter::FloatDiv,
+            // `<>` is the same compare-and-branch as `=` with the opposite condition, and `==`
+            // is a word compare at every type.
+            IntEq | IntNe | PhysEq | PhysNe => Counter::IntCondEq,
+            IntLt => Counter::IntCondLT,
+            IntLe => Counter::IntCondLE,
+            IntGt => Counter::IntCondGT,
+            IntGe => Counter::IntCondGE,
+            FloatEq | FloatNe => Counter::FloatCondEq,
+            FloatLt => Counter::FloatCondLT,
+            FloatLe => Counter::FloatCondLE,
+            FloatGt => Counter::FloatCondGT,
+            FloatGe => Counter::FloatCondGE,
+            PolyEq | PolyNe | PolyLt | PolyLe | PolyGt | PolyGe | PolyCompare => {
+                Counter::PolyCompare
+            }
+            IntCompare => Counter::IntCompare,
+            FloatCompare => Counter::FloatCompare,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) enum Code {
+    Imm(i64),
+    Static(StaticId),
+    Local(Slot),
+    /// A variable captured in the running closure's environment.
+    Env(u32),
+    /// A top-level binding: a slot of the top-level frame at the bottom of the stack.
+    Global(Slot),
+    /// A function of the running closure's recursive group: it shares the running environment.
+    Sibling(FunId),
+    /// A function without captured variables: a static closure in native code.
+    ClosedFun(FunId),
+    /// Allocates a closure: `FunDef` + `Closure` × captures.
+    MakeClosure(Box<MakeClosure>),
+    Let(Box<Let>),
+    LetRec(Box<(RecGroup, Code)>),
+    If(Box<(Code, Code, Code)>),
+    Seq(Box<(Code, Code)>),
+    And(Box<(Code, Code)>),
+    Or(Box<(Code, Code)>),
+    App(Box<App>),
+    Op1(Op1, Box<Code>),
+    Op2(Box<Op2Node>),
+    Tuple(Box<[Code]>),
+    Cons(Box<(Code, Code)>),
+    /// `[e1; …; en]` onto a (static) tail: `Cons` × n.
+    List(Box<(Box<[Code]>, Code)>),
+    /// A non-constant constructor: `VariantHead` + `VariantElem` × arity.
+    Block(u32, Box<[Code]>),
+    /// An exception with arguments (allocated like a variant).
+    Exn(u32, Box<[Code]>),
+    Match(Box<Match>),
+    MatchTuple(Box<MatchTuple>),
+    Try(Box<Try>),
+    Raise(Box<Code>, Pos),
+}
+
+#[derive(Debug)]
+pub(crate) struct MakeClosure {
+    pub fun: FunId,
+    /// How to load each captured value, in the creating context.
+    pub captures: Box<[Code]>,
+}
+
+#[derive(Debug)]
+pub(crate) struct RecGroup {
+    /// The slot each function is bound to, and its code.
+    pub funs: Box<[(Slot, FunId)]>,
+    /// Captured values shared by the group (empty: the group is closed, i.e. static).
+    pub captures: Box<[Code]>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Binder {
+    Slot(Slot),
+    Pattern { pat: Pat, refutable: bool, pos: Pos },
+}
+
+#[derive(Debug)]
+pub(crate) struct Let {
+    pub binder: Binder,
+    pub value: Code,
+    /// `LetData` or `LetLambda`; `None` for tuple destructuring (counted as `TupleMatch`) and
+    /// for function parameters.
+    pub counter: Option<Counter>,
+    pub body: Code,
+}
+
+#[derive(Debug)]
+pub(crate) struct App {
+    pub func: Code,
+    pub args: Box<[Code]>,
+    pub tail: bool,
+    /// The callee is a let-bound function whose arity the compiler knows: its partial
+    /// applications are built inline, without a call.
+    pub known: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct Op2Node {
+    pub op: Op2,
+    pub lhs: Code,
+    pub rhs: Code,
+    pub pos: Pos,
+}
+
+#[derive(Debug)]
+pub(crate) enum Pat {
+    Any,
+    Bind(Slot),
+    Imm(i64),
+    Float(f64),
+    Str(Box<str>),
+    Cons(Box<(Pat, Pat)>),
+    /// Destructures a tuple: `TupleMatch` × arity.
+    Tuple(Box<[Pat]>),
+    Block(u32, Box<[Pat]>),
+    Exn(u32, Box<[Pat]>),
+    Or(Box<(Pat, Pat)>),
+    As(Box<Pat>, Slot),
+}
+
+#[derive(Debug)]
+pub(crate) struct Arm {
+    pub pat: Pat,
+    pub guard: Option<Code>,
+    pub body: Code,
+}
+
+#[derive(Debug)]
+pub(crate) struct Match {
+    pub scrutinee: Code,
+    pub arms: Box<[Arm]>,
+    pub pos: Pos,
+}
+
+/// `match (e1, …, en) with …`: the tuple is never built (as in native code) unless an arm
+/// binds it whole.
+#[derive(Debug)]
+pub(crate) struct MatchTuple {
+    pub components: Box<[Code]>,
+    /// Slots receiving the evaluated components.
+    pub slots: Box<[Slot]>,
+    pub arms: Box<[TupleArm]>,
+    pub pos: Pos,
+}
+
+#[derive(Debug)]
+pub(crate) enum TupleArmPat {
+    /// Alternatives, each one pattern per component.
+    Components(Vec<Box<[Pat]>>),
+    /// A pattern that needs the tuple itself (`| t -> …`, `| (a, b) as t -> …`).
+    Whole(Pat),
+}
+
+#[derive(Debug)]
+pub(crate) struct TupleArm {
+    pub pat: TupleArmPat,
+    pub guard: Option<Code>,
+    pub body: Code,
+}
+
+#[derive(Debug)]
+pub(crate) struct Try {
+    pub body: Code,
+    pub arms: Box<[Arm]>,
+}
+
+#[derive(Debug)]
+pub(crate) struct FunCode {
+    pub name: String,
+    pub arity: u32,
+    /// Slots of the frame: the parameters first, then every local the body binds.
+    pub frame_size: u32,
+    pub body: Code,
+    pub pos: Pos,
+}
+
+#[derive(Debug)]
+pub(crate) enum TopItem {
+    Let(Binder, Code, Option<Counter>),
+    LetRec(RecGroup),
+    Expr(Code),
+}
+
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub funs: Vec<FunCode>,
+    pub statics: Vec<StaticValue>,
+    pub items: Vec<TopItem>,
+    /// Slots of the top-level frame (globals and the locals of top-level expressions).
+    pub toplevel_frame: u32,
+    /// Number of leading items that come from the prelude (never counted).
+    pub prelude_items: usize,
+    /// Global slot of the last top-level binding of each name, for `input` and `run`.
+    pub globals_by_name: std::collections::HashMap<String, Slot>,
+    /// Names of exception constructors by identity, for messages.
+    pub exception_names: Vec<String>,
+}

@@ -1,0 +1,326 @@
+//! Hand-written recursive-descent parser: items, type expressions and patterns here,
+//! expressions (a Pratt parser with OCaml's precedence and associativity) in
+//! [`crate::parser_expr`], types and patterns in [`crate::parser_pat`].
+//!
+//! Anything outside the subset is refused with [`ParseError::Unsupported`], naming the
+//! construct, rather than a generic syntax error: the user should learn that `for` loops are
+//! not supported, not that a token was unexpected.
+
+use crate::ast::*;
+use crate::lexer::{Kw, Tok, Token};
+
+/// Nesting beyond this is refused: it keeps every later recursive pass (typing, compiling,
+/// dropping the tree) far from the end of its thread's stack.
+pub(crate) const MAX_NESTING: u32 = 2_000;
+
+#[derive(Debug)]
+pub(crate) enum ParseError {
+    Syntax { pos: Pos, message: String },
+    Unsupported { pos: Pos, construct: String },
+}
+
+pub(crate) type PResult<T> = Result<T, ParseError>;
+
+pub(crate) struct Parser<'t> {
+    toks: &'t [Token],
+    at: usize,
+    next_id: NodeId,
+    depth: u32,
+}
+
+pub(crate) fn describe(tok: &Tok) -> String {
+    match tok {
+        Tok::Ident(s) | Tok::Uident(s) => format!("`{s}`"),
+        Tok::Int(i) => format!("integer {i}"),
+        Tok::Float(f) => format!("float {f}"),
+        Tok::Str(_) => "a string literal".into(),
+        Tok::Char(_) => "a character literal".into(),
+        Tok::TyVar(v) => format!("type variable '{v}"),
+        Tok::Kw(Kw::Unsupported(k)) => format!("`{k}`"),
+        Tok::Kw(k) => format!("`{}`", format!("{k:?}").to_lowercase()),
+        Tok::Op(o) => format!("`{o}`"),
+        Tok::Eof => "end of file".into(),
+    }
+}
+
+/// What an unsupported keyword is called in an error message.
+pub(crate) fn unsupported_keyword(k: &str) -> String {
+    match k {
+        "for" | "to" | "downto" | "do" | "done" => "`for` loops".into(),
+        "while" => "`while` loops".into(),
+        "module" | "struct" | "sig" | "functor" | "open" | "include" => format!("modules (`{k}`)"),
+        "mutable" => "mutable record fields".into(),
+        "object" | "method" | "class" | "new" | "inherit" | "initializer" | "virtual" => {
+            format!("objects and classes (`{k}`)")
+        }
+        _ => format!("`{k}`"),
+    }
+}
+
+impl<'t> Parser<'t> {
+    pub(crate) fn new(toks: &'t [Token]) -> Self {
+        Self::with_first_id(toks, 0)
+    }
+
+    /// A parser numbering its nodes after `first_id` (ids must be unique across the prelude
+    /// and the program, which are typed together).
+    pub(crate) fn with_first_id(toks: &'t [Token], first_id: NodeId) -> Self {
+        Parser {
+            toks,
+            at: 0,
+            next_id: first_id,
+            depth: 0,
+        }
+    }
+
+    pub(crate) fn node_count(&self) -> NodeId {
+        self.next_id
+    }
+
+    pub(crate) fn fresh_id(&mut self) -> NodeId {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    pub(crate) fn peek(&self) -> &Tok {
+        &self.toks[self.at].tok
+    }
+
+    pub(crate) fn peek_at(&self, ahead: usize) -> &Tok {
+        let i = (self.at + ahead).min(self.toks.len() - 1);
+        &self.toks[i].tok
+    }
+
+    pub(crate) fn pos(&self) -> Pos {
+        self.toks[self.at].pos
+    }
+
+    pub(crate) fn advance(&mut self) -> Tok {
+        let t = self.toks[self.at].tok.clone();
+        if self.at + 1 < self.toks.len() {
+            self.at += 1;
+        }
+        t
+    }
+
+    pub(crate) fn is_op(&self, op: &str) -> bool {
+        matches!(self.peek(), Tok::Op(o) if o == op)
+    }
+
+    pub(crate) fn is_kw(&self, kw: Kw) -> bool {
+        matches!(self.peek(), Tok::Kw(k) if *k == kw)
+    }
+
+    pub(crate) fn eat_op(&mut self, op: &str) -> bool {
+        if self.is_op(op) {
+            self.advance();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn eat_kw(&mut self, kw: Kw) -> bool {
+        if self.is_kw(kw) {
+            self.advance();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn syntax<T>(&self, message: impl Into<String>) -> PResult<T> {
+        Err(ParseError::Syntax {
+            pos: self.pos(),
+            message: message.into(),
+        })
+    }
+
+    pub(crate) fn unsupported<T>(&self, pos: Pos, construct: impl Into<String>) -> PResult<T> {
+        Err(ParseError::Unsupported {
+            pos,
+            construct: construct.into(),
+        })
+    }
+
+    /// The error for a token that cannot appear here; unsupported syntax is named as such.
+    pub(crate) fn unexpected<T>(&self, wanted: &str) -> PResult<T> {
+        let pos = self.pos();
+        match self.peek() {
+            Tok::Kw(Kw::Unsupported(k)) => self.unsupported(pos, unsupported_keyword(k)),
+            Tok::Op(o) if o == "{" => self.unsupported(pos, "records"),
+            Tok::Op(o) if o == "[|" => self.unsupported(pos, "arrays"),
+            Tok::Op(o) if o == "~" || o == "?" => {
+                self.unsupported(pos, "labelled and optional arguments")
+            }
+            Tok::Op(o) if o == "`" => self.unsupported(pos, "polymorphic variants"),
+            Tok::Op(o) if o == "!" || o == ":=" || o == "<-" => {
+                self.unsupported(pos, format!("mutable state (`{o}`)"))
+            }
+            Tok::Op(o)
+                if !matches!(
+                    o.as_str(),
+                    ")" | "]" | ";" | ";;" | "," | "|" | "->" | ":" | "=" | "(" | "[" | "-" | "-."
+                ) =>
+            {
+                self.unsupported(pos, format!("the operator `{o}`"))
+            }
+            t => self.syntax(format!("expected {wanted}, found {}", describe(t))),
+        }
+    }
+
+    pub(crate) fn expect_op(&mut self, op: &str) -> PResult<()> {
+        if self.eat_op(op) {
+            Ok(())
+        } else {
+            self.unexpected(&format!("`{op}`"))
+        }
+    }
+
+    pub(crate) fn expect_kw(&mut self, kw: Kw, shown: &str) -> PResult<()> {
+        if self.eat_kw(kw) {
+            Ok(())
+        } else {
+            self.unexpected(&format!("`{shown}`"))
+        }
+    }
+
+    pub(crate) fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return self.unsupported(
+                self.pos(),
+                format!("nesting deeper than {MAX_NESTING} levels"),
+            );
+        }
+        Ok(())
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    pub(crate) fn ident(&mut self, what: &str) -> PResult<String> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.advance();
+                Ok(s)
+            }
+            _ => self.unexpected(what),
+        }
+    }
+
+    /// Rejects `M.x`: the subset has no modules.
+    pub(crate) fn check_not_module_path(&self, name: &str, pos: Pos) -> PResult<()> {
+        if self.is_op(".") {
+            return self.unsupported(pos, format!("module paths such as `{name}.…` (modules)"));
+        }
+        Ok(())
+    }
+
+    // ----- items -----
+
+    pub(crate) fn program(&mut self) -> PResult<Vec<Item>> {
+        let mut items = Vec::new();
+        loop {
+            while self.eat_op(";;") {}
+            match self.peek() {
+                Tok::Eof => return Ok(items),
+                Tok::Kw(Kw::Let) => items.push(self.let_item()?),
+                Tok::Kw(Kw::Type) => items.push(self.type_item()?),
+                Tok::Kw(Kw::Exception) => {
+                    self.advance();
+                    items.push(Item::Exception(self.constr_decl()?));
+                }
+                Tok::Kw(Kw::Unsupported(_)) => return self.unexpected("a definition"),
+                _ => items.push(Item::Expr(self.seq_expr()?)),
+            }
+        }
+    }
+
+    fn let_item(&mut self) -> PResult<Item> {
+        let pos = self.pos();
+        self.expect_kw(Kw::Let, "let")?;
+        let rec_ = self.eat_kw(Kw::Rec);
+        let bindings = self.bindings(rec_)?;
+        if self.eat_kw(Kw::In) {
+            // `let … in e` at top level is an expression.
+            let body = self.seq_expr()?;
+            let id = self.fresh_id();
+            let kind = ExprKind::Let {
+                rec_,
+                bindings,
+                body: Box::new(body),
+            };
+            return Ok(Item::Expr(Expr { id, pos, kind }));
+        }
+        Ok(Item::Let { rec_, bindings })
+    }
+
+    /// `binding (and binding)*`.
+    pub(crate) fn bindings(&mut self, rec_: bool) -> PResult<Vec<Binding>> {
+        let mut out = vec![self.binding(rec_)?];
+        while self.eat_kw(Kw::And) {
+            out.push(self.binding(rec_)?);
+        }
+        Ok(out)
+    }
+
+    fn binding(&mut self, rec_: bool) -> PResult<Binding> {
+        let pos = self.pos();
+        let is_function_binding = matches!(self.peek(), Tok::Ident(_))
+            && !matches!(self.peek_at(1), Tok::Op(o) if o == "=" || o == ":" || o == "," || o == "::" || o == "|")
+            && !matches!(self.peek_at(1), Tok::Kw(Kw::As));
+        if is_function_binding {
+            let name = self.ident("a name")?;
+            let mut params = Vec::new();
+            while !self.is_op("=") && !self.is_op(":") {
+                params.push(self.simple_pattern()?);
+            }
+            let annot = if self.eat_op(":") {
+                Some(self.type_expr()?)
+            } else {
+                None
+            };
+            self.expect_op("=")?;
+            let mut body = self.seq_expr()?;
+            if let Some(t) = annot {
+                body = Expr {
+                    id: self.fresh_id(),
+                    pos: t.pos,
+                    kind: ExprKind::Annot(Box::new(body), t),
+                };
+            }
+            let id = self.fresh_id();
+            let expr = Expr {
+                id,
+                pos,
+                kind: ExprKind::Fun {
+                    params,
+                    body: Box::new(body),
+                },
+            };
+            let pat = Pattern {
+                id: self.fresh_id(),
+                pos,
+                kind: PatKind::Var(name),
+            };
+            return Ok(Binding { pat, expr, pos });
+        }
+        let mut pat = self.pattern()?;
+        if rec_ && !matches!(pat.kind, PatKind::Var(_)) {
+            return self.unsupported(pos, "`let rec` of a pattern (only `let rec f … = …`)");
+        }
+        if self.eat_op(":") {
+            let t = self.type_expr()?;
+            pat = Pattern {
+                id: self.fresh_id(),
+                pos: t.pos,
+                kind: PatKind::Annot(Box::new(pat), t),
+            };
+        }
+        self.expect_op("=")?;
+        let expr = self.seq_expr()?;
+        Ok(Binding { pat, expr, pos })
+    }
+}

@@ -1,0 +1,543 @@
+//! Expressions: a Pratt parser for the infix operators, with OCaml's precedence and
+//! associativity (manual §11.7.1), plus the "open-ended" constructs (`let`, `match`, `fun`,
+//! `function`, `try`, `if`) that extend as far to the right as possible.
+
+use crate::ast::*;
+use crate::lexer::{Kw, Tok};
+use crate::parser::{PResult, Parser};
+
+/// Binding power of a prefix minus: tighter than every infix operator (`-a ** b` is
+/// `(-a) ** b`), looser than application (`- f x` is `-(f x)`).
+const PREFIX_MINUS_BP: u8 = 60;
+const COMMA_BP: u8 = 10;
+
+/// Punctuation that may follow a complete expression; any other operator there is an infix
+/// operator outside the subset (`^`, `:=`, `**`, custom operators).
+const ENDS_EXPRESSION: &[&str] = &[
+    ")", "]", ";", ";;", ",", "|", "->", ":", "}", "|]", ":>", ".",
+];
+
+#[derive(Clone, Copy)]
+enum Infix {
+    Bin(BinOp),
+    Cons,
+    /// `@`: list append, a call to the prelude's `(@)` as in the Stdlib.
+    Append,
+    /// `x |> f` is `f x`.
+    RevApply,
+    /// `f @@ x` is `f x`.
+    Apply,
+}
+
+/// (left binding power, right binding power, operator). Left-associative operators have
+/// rbp = lbp + 1, right-associative ones rbp = lbp - 1.
+fn infix(tok: &Tok) -> Option<(u8, u8, Infix)> {
+    use BinOp::*;
+    let (l, r, op) = match tok {
+        Tok::Kw(Kw::Or) => (20, 19, Infix::Bin(Or)),
+        Tok::Kw(Kw::Mod) => (50, 51, Infix::Bin(Mod)),
+        Tok::Kw(Kw::Land) => (50, 51, Infix::Bin(Land)),
+        Tok::Kw(Kw::Lor) => (50, 51, Infix::Bin(Lor)),
+        Tok::Kw(Kw::Lxor) => (50, 51, Infix::Bin(Lxor)),
+        Tok::Kw(Kw::Lsl) => (56, 55, Infix::Bin(Lsl)),
+        Tok::Kw(Kw::Lsr) => (56, 55, Infix::Bin(Lsr)),
+        Tok::Kw(Kw::Asr) => (56, 55, Infix::Bin(Asr)),
+        Tok::Op(o) => match o.as_str() {
+            "||" => (20, 19, Infix::Bin(Or)),
+            "&&" | "&" => (25, 24, Infix::Bin(And)),
+            "=" => (30, 31, Infix::Bin(Eq)),
+            "<>" => (30, 31, Infix::Bin(Ne)),
+            "<" => (30, 31, Infix::Bin(Lt)),
+            "<=" => (30, 31, Infix::Bin(Le)),
+            ">" => (30, 31, Infix::Bin(Gt)),
+            ">=" => (30, 31, Infix::Bin(Ge)),
+            "==" => (30, 31, Infix::Bin(PhysEq)),
+            "!=" => (30, 31, Infix::Bin(PhysNe)),
+            "|>" => (30, 31, Infix::RevApply),
+            "@" => (36, 35, Infix::Append),
+            "@@" => (36, 35, Infix::Apply),
+            "::" => (41, 40, Infix::Cons),
+            "+" => (45, 46, Infix::Bin(Add)),
+            "-" => (45, 46, Infix::Bin(Sub)),
+            "+." => (45, 46, Infix::Bin(FAdd)),
+            "-." => (45, 46, Infix::Bin(FSub)),
+            "*" => (50, 51, Infix::Bin(Mul)),
+            "/" => (50, 51, Infix::Bin(Div)),
+            "*." => (50, 51, Infix::Bin(FMul)),
+            "/." => (50, 51, Infix::Bin(FDiv)),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((l, r, op))
+}
+
+/// Operators that may be written as values, `( + )`, and the prelude names they stand for.
+pub(crate) fn operator_section(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "+" => "( + )",
+        "-" => "( - )",
+        "*" => "( * )",
+        "/" => "( / )",
+        "+." => "( +. )",
+        "-." => "( -. )",
+        "*." => "( *. )",
+        "/." => "( /. )",
+        "=" => "( = )",
+        "<>" => "( <> )",
+        "<" => "( < )",
+        "<=" => "( <= )",
+        ">" => "( > )",
+        ">=" => "( >= )",
+        "==" => "( == )",
+        "!=" => "( != )",
+        "&&" => "( && )",
+        "||" => "( || )",
+        "@" => "( @ )",
+        "mod" => "( mod )",
+        "land" => "( land )",
+        "lor" => "( lor )",
+        "lxor" => "( lxor )",
+        "lsl" => "( lsl )",
+        "lsr" => "( lsr )",
+        "asr" => "( asr )",
+        _ => return None,
+    })
+}
+
+impl Parser<'_> {
+    fn mk(&mut self, pos: Pos, kind: ExprKind) -> Expr {
+        Expr {
+            id: self.fresh_id(),
+            pos,
+            kind,
+        }
+    }
+
+    /// `e1; e2; …` (right-associative; a trailing `;` before a closing token is allowed).
+    pub(crate) fn seq_expr(&mut self) -> PResult<Expr> {
+        self.enter()?;
+        let first = self.expr()?;
+        let result = if self.is_op(";") {
+            let pos = self.pos();
+            self.advance();
+            if self.starts_expr() {
+                let rest = self.seq_expr()?;
+                self.mk(pos, ExprKind::Seq(Box::new(first), Box::new(rest)))
+            } else {
+                first
+            }
+        } else {
+            first
+        };
+        self.leave();
+        Ok(result)
+    }
+
+    fn starts_expr(&self) -> bool {
+        match self.peek() {
+            Tok::Ident(_)
+            | Tok::Uident(_)
+            | Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Str(_)
+            | Tok::Char(_) => true,
+            Tok::Kw(k) => matches!(
+                k,
+                Kw::Let
+                    | Kw::Fun
+                    | Kw::Function
+                    | Kw::Match
+                    | Kw::If
+                    | Kw::Try
+                    | Kw::Begin
+                    | Kw::True
+                    | Kw::False
+            ),
+            Tok::Op(o) => matches!(o.as_str(), "(" | "[" | "-" | "-."),
+            _ => false,
+        }
+    }
+
+    /// An expression without a top-level sequence.
+    pub(crate) fn expr(&mut self) -> PResult<Expr> {
+        self.binary(0)
+    }
+
+    fn binary(&mut self, min_bp: u8) -> PResult<Expr> {
+        self.enter()?;
+        let mut lhs = self.prefix()?;
+        let mut chain = 0;
+        loop {
+            if self.is_op(",") && COMMA_BP >= min_bp {
+                let pos = lhs.pos;
+                let mut items = vec![lhs];
+                while self.eat_op(",") {
+                    items.push(self.binary(COMMA_BP + 1)?);
+                }
+                lhs = self.mk(pos, ExprKind::Tuple(items));
+                continue;
+            }
+            let Some((lbp, rbp, op)) = infix(self.peek()) else {
+                if let Tok::Op(o) = self.peek() {
+                    if !ENDS_EXPRESSION.contains(&o.as_str()) {
+                        return self.unexpected("an infix operator of the subset");
+                    }
+                }
+                break;
+            };
+            if lbp < min_bp {
+                break;
+            }
+            // A long left-associative chain nests as deeply as a parenthesised one.
+            chain += 1;
+            self.enter()?;
+            let pos = self.pos();
+            self.advance();
+            let rhs = self.binary(rbp)?;
+            lhs = match op {
+                Infix::Bin(b) => self.mk(pos, ExprKind::BinOp(b, Box::new(lhs), Box::new(rhs))),
+                Infix::Cons => self.mk(pos, ExprKind::Cons(Box::new(lhs), Box::new(rhs))),
+                Infix::Append => {
+                    let f = self.mk(pos, ExprKind::Var("( @ )".into()));
+                    self.mk(
+                        pos,
+                        ExprKind::App {
+                            func: Box::new(f),
+                            args: vec![lhs, rhs],
+                            tail: false,
+                        },
+                    )
+                }
+                Infix::RevApply => self.mk(
+                    pos,
+                    ExprKind::App {
+                        func: Box::new(rhs),
+                        args: vec![lhs],
+                        tail: false,
+                    },
+                ),
+                Infix::Apply => self.mk(
+                    pos,
+                    ExprKind::App {
+                        func: Box::new(lhs),
+                        args: vec![rhs],
+                        tail: false,
+                    },
+                ),
+            };
+        }
+        for _ in 0..chain {
+            self.leave();
+        }
+        self.leave();
+        Ok(lhs)
+    }
+
+    fn prefix(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        match self.peek().clone() {
+            Tok::Op(o) if o == "-" || o == "-." => {
+                self.advance();
+                let float = o == "-.";
+                let operand = self.binary(PREFIX_MINUS_BP)?;
+                // OCaml folds the sign into a literal operand: `-1` is a constant, not a negation.
+                Ok(match operand.kind {
+                    ExprKind::Int(i) if !float => {
+                        self.mk(pos, ExprKind::Int(crate::value::wrap63(i.wrapping_neg())))
+                    }
+                    ExprKind::Float(f) => self.mk(pos, ExprKind::Float(-f)),
+                    _ => {
+                        let op = if float { UnOp::FNeg } else { UnOp::Neg };
+                        self.mk(pos, ExprKind::UnOp(op, Box::new(operand)))
+                    }
+                })
+            }
+            Tok::Op(o) if o == "+" || o == "+." => {
+                self.advance();
+                self.binary(PREFIX_MINUS_BP)
+            }
+            Tok::Kw(Kw::Let) => self.let_expr(),
+            Tok::Kw(Kw::Fun) => {
+                self.advance();
+                let mut params = vec![self.simple_pattern()?];
+                while !self.is_op("->") {
+                    if self.is_op(":") {
+                        return self.unsupported(self.pos(), "return type annotations on `fun`");
+                    }
+                    params.push(self.simple_pattern()?);
+                }
+                self.advance();
+                let body = self.seq_expr()?;
+                Ok(self.fun(pos, params, body))
+            }
+            Tok::Kw(Kw::Function) => {
+                self.advance();
+                let arms = self.arms()?;
+                Ok(self.mk(pos, ExprKind::Function(arms)))
+            }
+            Tok::Kw(Kw::Match) => {
+                self.advance();
+                let scrutinee = self.seq_expr()?;
+                self.expect_kw(Kw::With, "with")?;
+                let arms = self.arms()?;
+                Ok(self.mk(pos, ExprKind::Match(Box::new(scrutinee), arms)))
+            }
+            Tok::Kw(Kw::Try) => {
+                self.advance();
+                let body = self.seq_expr()?;
+                self.expect_kw(Kw::With, "with")?;
+                let arms = self.arms()?;
+                Ok(self.mk(pos, ExprKind::Try(Box::new(body), arms)))
+            }
+            Tok::Kw(Kw::If) => {
+                self.advance();
+                let cond = self.seq_expr()?;
+                self.expect_kw(Kw::Then, "then")?;
+                let then = self.expr()?;
+                let els = if self.eat_kw(Kw::Else) {
+                    Some(Box::new(self.expr()?))
+                } else {
+                    None
+                };
+                Ok(self.mk(pos, ExprKind::If(Box::new(cond), Box::new(then), els)))
+            }
+            _ => self.application(),
+        }
+    }
+
+    /// Builds `fun params -> body`, merging a directly nested `fun` into one n-ary function,
+    /// as the compiler does (Translcore), so that `fun x -> fun y -> e` has arity 2.
+    fn fun(&mut self, pos: Pos, mut params: Vec<Pattern>, body: Expr) -> Expr {
+        let body = match body.kind {
+            ExprKind::Fun {
+                params: inner,
+                body: inner_body,
+            } => {
+                params.extend(inner);
+                *inner_body
+            }
+            _ => body,
+        };
+        self.mk(
+            pos,
+            ExprKind::Fun {
+                params,
+                body: Box::new(body),
+            },
+        )
+    }
+
+    fn let_expr(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        self.expect_kw(Kw::Let, "let")?;
+        if self.is_kw(Kw::Exception)
+            || matches!(self.peek(), Tok::Kw(Kw::Unsupported("module" | "open")))
+        {
+            return self.unsupported(pos, "local `let exception` / `let module` / `let open`");
+        }
+        let rec_ = self.eat_kw(Kw::Rec);
+        let bindings = self.bindings(rec_)?;
+        self.expect_kw(Kw::In, "in")?;
+        let body = self.seq_expr()?;
+        Ok(self.mk(
+            pos,
+            ExprKind::Let {
+                rec_,
+                bindings,
+                body: Box::new(body),
+            },
+        ))
+    }
+
+    /// `[|] p [when g] -> e | …`.
+    fn arms(&mut self) -> PResult<Vec<Arm>> {
+        self.eat_op("|");
+        let mut arms = Vec::new();
+        loop {
+            let pat = self.pattern()?;
+            let guard = if self.eat_kw(Kw::When) {
+                Some(self.seq_expr()?)
+            } else {
+                None
+            };
+            self.expect_op("->")?;
+            let body = self.seq_expr()?;
+            arms.push(Arm { pat, guard, body });
+            if !self.eat_op("|") {
+                return Ok(arms);
+            }
+        }
+    }
+
+    /// Function and constructor application: `f a b`, `Some x`, `Node (l, v, r)`.
+    fn application(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        if let Tok::Uident(name) = self.peek().clone() {
+            self.advance();
+            self.check_not_module_path(&name, pos)?;
+            if !self.starts_simple_expr() {
+                return Ok(self.mk(pos, ExprKind::Constr(name, None)));
+            }
+            let arg = self.simple_expr()?;
+            if self.starts_simple_expr() {
+                return self.syntax(format!(
+                    "constructor {name} is applied to more than one argument (use a tuple)"
+                ));
+            }
+            return Ok(self.mk(pos, ExprKind::Constr(name, Some(Box::new(arg)))));
+        }
+        let head = self.simple_expr()?;
+        let mut args = Vec::new();
+        while self.starts_simple_expr() {
+            if let Tok::Uident(name) = self.peek().clone() {
+                // `f C x` would apply f to C and x; OCaml reads a constructor argument as `(C x)`
+                // only when parenthesised, so a bare constructor here is an argument of its own.
+                let p = self.pos();
+                self.advance();
+                self.check_not_module_path(&name, p)?;
+                args.push(self.mk(p, ExprKind::Constr(name, None)));
+                continue;
+            }
+            args.push(self.simple_expr()?);
+        }
+        if args.is_empty() {
+            return Ok(head);
+        }
+        Ok(self.mk(
+            pos,
+            ExprKind::App {
+                func: Box::new(head),
+                args,
+                tail: false,
+            },
+        ))
+    }
+
+    fn starts_simple_expr(&self) -> bool {
+        match self.peek() {
+            Tok::Ident(_)
+            | Tok::Uident(_)
+            | Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Str(_)
+            | Tok::Char(_) => true,
+            Tok::Kw(Kw::True | Kw::False | Kw::Begin) => true,
+            Tok::Op(o) => matches!(o.as_str(), "(" | "[" | "[|" | "{" | "!" | "~" | "?"),
+            _ => false,
+        }
+    }
+
+    fn simple_expr(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        let kind = match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.advance();
+                if self.is_op(".") {
+                    return self
+                        .unsupported(self.pos(), "record fields and array/string indexing (`.`)");
+                }
+                ExprKind::Var(s)
+            }
+            Tok::Uident(name) => {
+                self.advance();
+                self.check_not_module_path(&name, pos)?;
+                ExprKind::Constr(name, None)
+            }
+            Tok::Int(i) => {
+                self.advance();
+                ExprKind::Int(i)
+            }
+            Tok::Float(f) => {
+                self.advance();
+                ExprKind::Float(f)
+            }
+            Tok::Str(s) => {
+                self.advance();
+                ExprKind::Str(s)
+            }
+            Tok::Char(c) => {
+                self.advance();
+                ExprKind::Char(c)
+            }
+            Tok::Kw(Kw::True) => {
+                self.advance();
+                ExprKind::Bool(true)
+            }
+            Tok::Kw(Kw::False) => {
+                self.advance();
+                ExprKind::Bool(false)
+            }
+            Tok::Kw(Kw::Begin) => {
+                self.advance();
+                if self.eat_kw(Kw::End) {
+                    ExprKind::Unit
+                } else {
+                    let e = self.seq_expr()?;
+                    self.expect_kw(Kw::End, "end")?;
+                    return Ok(e);
+                }
+            }
+            Tok::Op(o) if o == "(" => return self.paren_expr(),
+            Tok::Op(o) if o == "[" => {
+                self.advance();
+                let mut items = Vec::new();
+                while !self.is_op("]") {
+                    items.push(self.expr()?);
+                    if !self.eat_op(";") {
+                        break;
+                    }
+                }
+                self.expect_op("]")?;
+                if items.is_empty() {
+                    ExprKind::Constr("[]".into(), None)
+                } else {
+                    ExprKind::List(items)
+                }
+            }
+            _ => return self.unexpected("an expression"),
+        };
+        Ok(self.mk(pos, kind))
+    }
+
+    fn paren_expr(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        self.expect_op("(")?;
+        if self.eat_op(")") {
+            return Ok(self.mk(pos, ExprKind::Unit));
+        }
+        // Operator sections: `( + )`, `( mod )`.
+        let op_text = match self.peek() {
+            Tok::Op(o) => Some(o.clone()),
+            Tok::Kw(
+                k
+                @ (Kw::Mod | Kw::Land | Kw::Lor | Kw::Lxor | Kw::Lsl | Kw::Lsr | Kw::Asr | Kw::Or),
+            ) => Some(format!("{k:?}").to_lowercase()),
+            _ => None,
+        };
+        if let Some(op) = op_text {
+            if matches!(self.peek_at(1), Tok::Op(c) if c == ")") && op != "-"
+                || op == "-" && matches!(self.peek_at(1), Tok::Op(c) if c == ")")
+            {
+                let Some(name) = operator_section(&op) else {
+                    return self.unsupported(pos, format!("the operator `{op}`"));
+                };
+                self.advance();
+                self.advance();
+                return Ok(self.mk(pos, ExprKind::Var(name.into())));
+            }
+        }
+        let inner = self.seq_expr()?;
+        let result = if self.eat_op(":") {
+            let t = self.type_expr()?;
+            self.mk(pos, ExprKind::Annot(Box::new(inner), t))
+        } else {
+            inner
+        };
+        if self.is_op(":>") {
+            return self.unsupported(self.pos(), "coercions (`:>`)");
+        }
+        self.expect_op(")")?;
+        Ok(result)
+    }
+}

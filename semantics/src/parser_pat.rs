@@ -1,0 +1,389 @@
+//! Parsing of type declarations, type expressions and patterns (precedences, lowest first:
+//! `as`, `|`, `,`, `::`, constructor application).
+
+use crate::ast::*;
+use crate::lexer::{Kw, Tok};
+use crate::parser::{PResult, Parser};
+
+impl Parser<'_> {
+    pub(crate) fn type_item(&mut self) -> PResult<Item> {
+        self.expect_kw(Kw::Type, "type")?;
+        let mut decls = vec![self.type_decl()?];
+        while self.eat_kw(Kw::And) {
+            decls.push(self.type_decl()?);
+        }
+        Ok(Item::Type(decls))
+    }
+
+    pub(crate) fn type_decl(&mut self) -> PResult<TypeDecl> {
+        let pos = self.pos();
+        let mut params = Vec::new();
+        if let Tok::TyVar(v) = self.peek().clone() {
+            self.advance();
+            params.push(v);
+        } else if self.is_op("(") && matches!(self.peek_at(1), Tok::TyVar(_)) {
+            self.advance();
+            loop {
+                match self.advance() {
+                    Tok::TyVar(v) => params.push(v),
+                    _ => return self.syntax("expected a type parameter"),
+                }
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+            self.expect_op(")")?;
+        }
+        let name = self.ident("a type name")?;
+        if !self.eat_op("=") {
+            return self.unsupported(
+                pos,
+                format!("abstract type `{name}` (a type needs a definition)"),
+            );
+        }
+        let is_variant = self.is_op("|")
+            || matches!(self.peek(), Tok::Uident(_))
+                && !matches!(self.peek_at(1), Tok::Op(o) if o == ".");
+        let body = if self.is_op("{") {
+            return self.unsupported(self.pos(), "records");
+        } else if is_variant {
+            self.eat_op("|");
+            let mut ctors = vec![self.constr_decl()?];
+            while self.eat_op("|") {
+                ctors.push(self.constr_decl()?);
+            }
+            TypeDeclBody::Variant(ctors)
+        } else {
+            TypeDeclBody::Alias(self.type_expr()?)
+        };
+        if self.is_op("=") {
+            return self.unsupported(
+                self.pos(),
+                "re-exported type definitions (`type t = u = …`)",
+            );
+        }
+        Ok(TypeDecl {
+            name,
+            params,
+            pos,
+            body,
+        })
+    }
+
+    pub(crate) fn constr_decl(&mut self) -> PResult<ConstrDecl> {
+        let pos = self.pos();
+        let name = match self.peek().clone() {
+            Tok::Uident(s) => {
+                self.advance();
+                s
+            }
+            Tok::Op(o) if o == "(" => {
+                return self.unsupported(pos, "operator constructors such as `(::)`")
+            }
+            _ => return self.unexpected("a constructor name"),
+        };
+        let mut args = Vec::new();
+        if self.eat_kw(Kw::Of) {
+            if self.is_op("{") {
+                return self.unsupported(self.pos(), "inline records");
+            }
+            args.push(self.app_type()?);
+            while self.eat_op("*") {
+                args.push(self.app_type()?);
+            }
+            if self.is_op("->") {
+                return self.syntax("a constructor argument of function type needs parentheses");
+            }
+        } else if self.is_op(":") {
+            return self.unsupported(pos, "GADT constructors");
+        }
+        Ok(ConstrDecl { name, args, pos })
+    }
+
+    // ----- type expressions -----
+
+    pub(crate) fn type_expr(&mut self) -> PResult<TypeExpr> {
+        self.enter()?;
+        let pos = self.pos();
+        let first = self.app_type()?;
+        let mut parts = vec![first];
+        while self.eat_op("*") {
+            parts.push(self.app_type()?);
+        }
+        let lhs = if parts.len() == 1 {
+            parts.pop().expect("one part")
+        } else {
+            TypeExpr {
+                pos,
+                kind: TypeExprKind::Tuple(parts),
+            }
+        };
+        let result = if self.eat_op("->") {
+            let rhs = self.type_expr()?;
+            TypeExpr {
+                pos,
+                kind: TypeExprKind::Arrow(Box::new(lhs), Box::new(rhs)),
+            }
+        } else {
+            lhs
+        };
+        self.leave();
+        Ok(result)
+    }
+
+    pub(crate) fn app_type(&mut self) -> PResult<TypeExpr> {
+        let pos = self.pos();
+        let mut args: Vec<TypeExpr> = match self.peek().clone() {
+            Tok::TyVar(v) => {
+                self.advance();
+                vec![TypeExpr {
+                    pos,
+                    kind: TypeExprKind::Var(v),
+                }]
+            }
+            Tok::Ident(s) if s == "_" => {
+                self.advance();
+                vec![TypeExpr {
+                    pos,
+                    kind: TypeExprKind::Wildcard,
+                }]
+            }
+            Tok::Ident(s) => {
+                self.advance();
+                vec![TypeExpr {
+                    pos,
+                    kind: TypeExprKind::Con(s, Vec::new()),
+                }]
+            }
+            Tok::Op(o) if o == "(" => {
+                self.advance();
+                let mut inner = vec![self.type_expr()?];
+                while self.eat_op(",") {
+                    inner.push(self.type_expr()?);
+                }
+                self.expect_op(")")?;
+                inner
+            }
+            Tok::Uident(m) => {
+                return self.unsupported(pos, format!("module paths in types (`{m}.…`)"))
+            }
+            _ => return self.unexpected("a type"),
+        };
+        loop {
+            let name = match self.peek() {
+                Tok::Ident(s) if s != "_" => s.clone(),
+                _ => break,
+            };
+            let p = self.pos();
+            self.advance();
+            args = vec![TypeExpr {
+                pos: p,
+                kind: TypeExprKind::Con(name, std::mem::take(&mut args)),
+            }];
+        }
+        if args.len() != 1 {
+            return self
+                .syntax("a parenthesised list of types must be followed by a type constructor");
+        }
+        Ok(args.pop().expect("one type"))
+    }
+
+    // ----- patterns -----
+
+    pub(crate) fn pattern(&mut self) -> PResult<Pattern> {
+        self.enter()?;
+        let mut p = self.or_pattern()?;
+        while self.eat_kw(Kw::As) {
+            let name = self.ident("a name after `as`")?;
+            p = Pattern {
+                id: self.fresh_id(),
+                pos: p.pos,
+                kind: PatKind::As(Box::new(p), name),
+            };
+        }
+        self.leave();
+        Ok(p)
+    }
+
+    pub(crate) fn or_pattern(&mut self) -> PResult<Pattern> {
+        let mut p = self.tuple_pattern()?;
+        while self.eat_op("|") {
+            let rhs = self.tuple_pattern()?;
+            p = Pattern {
+                id: self.fresh_id(),
+                pos: p.pos,
+                kind: PatKind::Or(Box::new(p), Box::new(rhs)),
+            };
+        }
+        Ok(p)
+    }
+
+    pub(crate) fn tuple_pattern(&mut self) -> PResult<Pattern> {
+        let first = self.cons_pattern()?;
+        if !self.is_op(",") {
+            return Ok(first);
+        }
+        let pos = first.pos;
+        let mut parts = vec![first];
+        while self.eat_op(",") {
+            parts.push(self.cons_pattern()?);
+        }
+        Ok(Pattern {
+            id: self.fresh_id(),
+            pos,
+            kind: PatKind::Tuple(parts),
+        })
+    }
+
+    pub(crate) fn cons_pattern(&mut self) -> PResult<Pattern> {
+        let head = self.constr_pattern()?;
+        if self.eat_op("::") {
+            self.enter()?;
+            let tail = self.cons_pattern()?;
+            self.leave();
+            return Ok(Pattern {
+                id: self.fresh_id(),
+                pos: head.pos,
+                kind: PatKind::Cons(Box::new(head), Box::new(tail)),
+            });
+        }
+        Ok(head)
+    }
+
+    pub(crate) fn constr_pattern(&mut self) -> PResult<Pattern> {
+        if let Tok::Uident(name) = self.peek().clone() {
+            let pos = self.pos();
+            self.advance();
+            self.check_not_module_path(&name, pos)?;
+            let arg = if self.starts_simple_pattern() {
+                Some(Box::new(self.simple_pattern()?))
+            } else {
+                None
+            };
+            return Ok(Pattern {
+                id: self.fresh_id(),
+                pos,
+                kind: PatKind::Constr(name, arg),
+            });
+        }
+        self.simple_pattern()
+    }
+
+    pub(crate) fn starts_simple_pattern(&self) -> bool {
+        match self.peek() {
+            Tok::Ident(_)
+            | Tok::Uident(_)
+            | Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Str(_)
+            | Tok::Char(_) => true,
+            Tok::Kw(Kw::True | Kw::False) => true,
+            Tok::Op(o) => {
+                o == "("
+                    || o == "["
+                    || (o == "-" && matches!(self.peek_at(1), Tok::Int(_) | Tok::Float(_)))
+            }
+            _ => false,
+        }
+    }
+
+    pub(crate) fn simple_pattern(&mut self) -> PResult<Pattern> {
+        let pos = self.pos();
+        let kind = match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.advance();
+                if s == "_" {
+                    PatKind::Any
+                } else {
+                    PatKind::Var(s)
+                }
+            }
+            Tok::Uident(name) => {
+                self.advance();
+                self.check_not_module_path(&name, pos)?;
+                PatKind::Constr(name, None)
+            }
+            Tok::Int(i) => {
+                self.advance();
+                PatKind::Int(i)
+            }
+            Tok::Float(f) => {
+                self.advance();
+                PatKind::Float(f)
+            }
+            Tok::Op(o) if o == "-" => {
+                self.advance();
+                match self.advance() {
+                    Tok::Int(i) => PatKind::Int(crate::value::wrap63(i.wrapping_neg())),
+                    Tok::Float(f) => PatKind::Float(-f),
+                    _ => return self.syntax("expected a number after `-` in a pattern"),
+                }
+            }
+            Tok::Str(s) => {
+                self.advance();
+                PatKind::Str(s)
+            }
+            Tok::Char(c) => {
+                self.advance();
+                if self.is_op("..") {
+                    return self.unsupported(pos, "character range patterns");
+                }
+                PatKind::Char(c)
+            }
+            Tok::Kw(Kw::True) => {
+                self.advance();
+                PatKind::Bool(true)
+            }
+            Tok::Kw(Kw::False) => {
+                self.advance();
+                PatKind::Bool(false)
+            }
+            Tok::Op(o) if o == "[" => {
+                self.advance();
+                let mut items = Vec::new();
+                while !self.is_op("]") {
+                    items.push(self.pattern()?);
+                    if !self.eat_op(";") {
+                        break;
+                    }
+                }
+                self.expect_op("]")?;
+                if items.is_empty() {
+                    PatKind::Nil
+                } else {
+                    PatKind::List(items)
+                }
+            }
+            Tok::Op(o) if o == "(" => {
+                self.advance();
+                if self.eat_op(")") {
+                    PatKind::Unit
+                } else {
+                    let inner = self.pattern()?;
+                    let kind = if self.eat_op(":") {
+                        let t = self.type_expr()?;
+                        PatKind::Annot(Box::new(inner), t)
+                    } else {
+                        self.expect_op(")")?;
+                        return Ok(inner);
+                    };
+                    self.expect_op(")")?;
+                    kind
+                }
+            }
+            Tok::Op(o) if o == "#" || o == "`" => {
+                return self.unsupported(pos, "polymorphic variants")
+            }
+            Tok::Kw(Kw::Unsupported("lazy")) => return self.unsupported(pos, "lazy patterns"),
+            Tok::Kw(Kw::Exception) => {
+                return self.unsupported(pos, "exception patterns in `match`")
+            }
+            _ => return self.unexpected("a pattern"),
+        };
+        Ok(Pattern {
+            id: self.fresh_id(),
+            pos,
+            kind,
+        })
+    }
+}

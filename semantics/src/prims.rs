@@ -1,0 +1,186 @@
+//! The Stdlib values the subset knows without a definition: primitives that `ocamlopt`
+//! compiles inline (`not`, `fst`, `raise`, `compare`, operator sections such as `( + )`), and
+//! the functions it inlines across modules (`failwith`, `invalid_arg`). `( @ )` is not here: it
+//! is a real Stdlib function, defined in OCaml in [`crate::prelude`] and counted as such.
+//!
+//! A primitive applied to all its arguments is compiled inline and counts only its own
+//! construct; used as a value it is eta-expanded into a closed function (a static closure in
+//! native code, so creating it counts nothing).
+
+use crate::ast::BinOp;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prim {
+    Not,
+    Fst,
+    Snd,
+    Raise,
+    Failwith,
+    InvalidArg,
+    Ignore,
+    Compare,
+    FloatOfInt,
+    IntOfFloat,
+    Succ,
+    Pred,
+    MaxInt,
+    MinInt,
+    /// An infix operator used as a value: `( + )`, `( = )`, `( && )`.
+    Section(BinOp),
+}
+
+pub(crate) struct PrimInfo {
+    pub name: &'static str,
+    pub prim: Prim,
+    /// The type, in OCaml syntax (parsed by the type checker).
+    pub signature: &'static str,
+    /// Number of arguments; 0 for constants.
+    pub arity: usize,
+}
+
+macro_rules! section {
+    ($name:literal, $op:ident, $sig:literal) => {
+        PrimInfo {
+            name: $name,
+            prim: Prim::Section(BinOp::$op),
+            signature: $sig,
+            arity: 2,
+        }
+    };
+}
+
+pub(crate) const PRIMS: &[PrimInfo] = &[
+    PrimInfo {
+        name: "not",
+        prim: Prim::Not,
+        signature: "bool -> bool",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "fst",
+        prim: Prim::Fst,
+        signature: "'a * 'b -> 'a",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "snd",
+        prim: Prim::Snd,
+        signature: "'a * 'b -> 'b",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "raise",
+        prim: Prim::Raise,
+        signature: "exn -> 'a",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "failwith",
+        prim: Prim::Failwith,
+        signature: "string -> 'a",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "invalid_arg",
+        prim: Prim::InvalidArg,
+        signature: "string -> 'a",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "ignore",
+        prim: Prim::Ignore,
+        signature: "'a -> unit",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "compare",
+        prim: Prim::Compare,
+        signature: "'a -> 'a -> int",
+        arity: 2,
+    },
+    PrimInfo {
+        name: "float_of_int",
+        prim: Prim::FloatOfInt,
+        signature: "int -> float",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "float",
+        prim: Prim::FloatOfInt,
+        signature: "int -> float",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "int_of_float",
+        prim: Prim::IntOfFloat,
+        signature: "float -> int",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "truncate",
+        prim: Prim::IntOfFloat,
+        signature: "float -> int",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "succ",
+        prim: Prim::Succ,
+        signature: "int -> int",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "pred",
+        prim: Prim::Pred,
+        signature: "int -> int",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "max_int",
+        prim: Prim::MaxInt,
+        signature: "int",
+        arity: 0,
+    },
+    PrimInfo {
+        name: "min_int",
+        prim: Prim::MinInt,
+        signature: "int",
+        arity: 0,
+    },
+    section!("( + )", Add, "int -> int -> int"),
+    section!("( - )", Sub, "int -> int -> int"),
+    section!("( * )", Mul, "int -> int -> int"),
+    section!("( / )", Div, "int -> int -> int"),
+    section!("( mod )", Mod, "int -> int -> int"),
+    section!("( land )", Land, "int -> int -> int"),
+    section!("( lor )", Lor, "int -> int -> int"),
+    section!("( lxor )", Lxor, "int -> int -> int"),
+    section!("( lsl )", Lsl, "int -> int -> int"),
+    section!("( lsr )", Lsr, "int -> int -> int"),
+    section!("( asr )", Asr, "int -> int -> int"),
+    section!("( +. )", FAdd, "float -> float -> float"),
+    section!("( -. )", FSub, "float -> float -> float"),
+    section!("( *. )", FMul, "float -> float -> float"),
+    section!("( /. )", FDiv, "float -> float -> float"),
+    section!("( = )", Eq, "'a -> 'a -> bool"),
+    section!("( <> )", Ne, "'a -> 'a -> bool"),
+    section!("( < )", Lt, "'a -> 'a -> bool"),
+    section!("( <= )", Le, "'a -> 'a -> bool"),
+    section!("( > )", Gt, "'a -> 'a -> bool"),
+    section!("( >= )", Ge, "'a -> 'a -> bool"),
+    section!("( == )", PhysEq, "'a -> 'a -> bool"),
+    section!("( != )", PhysNe, "'a -> 'a -> bool"),
+    section!("( && )", And, "bool -> bool -> bool"),
+    section!("( || )", Or, "bool -> bool -> bool"),
+];
+
+pub(crate) fn lookup(name: &str) -> Option<&'static PrimInfo> {
+    PRIMS.iter().find(|p| p.name == name)
+}
+
+impl Prim {
+    /// Whether the primitive's cost depends on its operand type (recorded by the type checker).
+    pub(crate) fn is_type_directed(self) -> bool {
+        matches!(self, Prim::Compare)
+            || matches!(self, Prim::Section(op) if op.is_structural_comparison())
+    }
+}

@@ -1,0 +1,356 @@
+//! Loading a program (parse, type, tag tail calls, compile) and counting one run of it.
+
+use crate::ast::{Item, Pos};
+use crate::catalogue::{catalogue, Counter};
+use crate::error::SemanticsError;
+use crate::eval::{Machine, Unwind};
+use crate::infer::{Checker, Typing};
+use crate::ir::{Compiled, Slot};
+use crate::parser::{ParseError, Parser};
+use crate::types::{TyNode, INT};
+use crate::value::{self, Value};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Stack of the thread that parses, types and compiles (deeply nested source is fine).
+const FRONT_END_STACK: usize = 256 << 20;
+/// Part of the evaluation stack kept free for the frames below the recursion check.
+const EVAL_STACK_MARGIN: usize = 64 << 20;
+
+/// The counts of one run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountResult {
+    pub size: i64,
+    /// Constructs that ran at least once, by catalogue name.
+    pub counts: BTreeMap<String, u64>,
+    /// Digest of `run`'s result, as the native driver prints it.
+    pub digest: String,
+}
+
+/// A loaded program, ready to be counted at any size (loading is done once; each count
+/// evaluates afresh). It can be shared between threads.
+#[derive(Debug)]
+pub struct Program {
+    file: String,
+    compiled: Arc<Compiled>,
+    /// Global slots of `input` and `run` (absent for scripts).
+    shape: Option<(Slot, Slot)>,
+}
+
+impl Program {
+    /// Reads, parses and type-checks a benchmark program (`input` and `run` required).
+    pub fn load(path: &Path) -> Result<Program, SemanticsError> {
+        let source = std::fs::read_to_string(path).map_err(|source| SemanticsError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Program::from_source(&path.display().to_string(), &source)
+    }
+
+    /// Parses and type-checks a benchmark program given as text; `file_name` names it in errors.
+    pub fn from_source(file_name: &str, source: &str) -> Result<Program, SemanticsError> {
+        front_end(file_name, source, true)
+    }
+
+    /// Parses and type-checks a script: top-level definitions and expressions, no `input` or
+    /// `run` required (see [`Program::count_script`]).
+    pub fn script_from_source(file_name: &str, source: &str) -> Result<Program, SemanticsError> {
+        front_end(file_name, source, false)
+    }
+
+    pub fn file_name(&self) -> &str {
+        &self.file
+    }
+
+    /// Evaluates the top-level definitions and `input size` without counting, then `run` on
+    /// the input, counting every construct, plus one `Base`.
+    pub fn count(&self, size: i64) -> Result<CountResult, SemanticsError> {
+        let Some((input, run)) = self.shape else {
+            return Err(SemanticsError::Shape {
+                file: self.file.clone(),
+                pos: Pos { line: 1, col: 1 },
+                message: "this program is a script: it defines no `input` and `run` to count"
+                    .into(),
+            });
+        };
+        self.on_eval_thread(move |m, program| {
+            for item in &program.compiled.items {
+                m.run_item(item)
+                    .map_err(|u| program.unwind_error(*u, " (in a top-level definition)"))?;
+            }
+            let input_fn = m.global(input);
+            let x = m
+                .call_from_driver(input_fn, vec![Value::Int(size)])
+                .map_err(|u| program.unwind_error(*u, &format!(" (in `input {size}`)")))?;
+            m.counts = [0; crate::catalogue::COUNTER_COUNT];
+            m.counts[Counter::Base as usize] = 1;
+            let run_fn = m.global(run);
+            let result = m
+                .call_from_driver(run_fn, vec![x])
+                .map_err(|u| program.unwind_error(*u, &format!(" (in `run`, size {size})")))?;
+            Ok(CountResult {
+                size,
+                counts: nonzero(&m.counts),
+                digest: value::digest(&result),
+            })
+        })
+    }
+
+    /// Counts a whole script as the paper's interpreter does (§2): every top-level definition
+    /// and expression is counted (the prelude is not), with no `Base`. The digest is that of
+    /// the last top-level expression's value (of `()` if there is none); `size` is 0.
+    pub fn count_script(&self) -> Result<CountResult, SemanticsError> {
+        self.on_eval_thread(|m, program| {
+            let compiled = &program.compiled;
+            let mut last = value::UNIT;
+            for (i, item) in compiled.items.iter().enumerate() {
+                if i == compiled.prelude_items {
+                    m.counts = [0; crate::catalogue::COUNTER_COUNT];
+                }
+                if let Some(v) = m.run_item(item).map_err(|u| program.unwind_error(*u, ""))? {
+                    last = v;
+                }
+            }
+            if compiled.items.len() == compiled.prelude_items {
+                m.counts = [0; crate::catalogue::COUNTER_COUNT];
+            }
+            Ok(CountResult {
+                size: 0,
+                counts: nonzero(&m.counts),
+                digest: value::digest(&last),
+            })
+        })
+    }
+
+    /// Runs `f` with a fresh machine on an evaluation thread (see [`crate::worker`]); every
+    /// run-time value is created and dropped on that thread.
+    fn on_eval_thread<T: Send + 'static>(
+        &self,
+        f: impl for<'m> FnOnce(&mut Machine<'m>, &'m Shared) -> Result<T, SemanticsError>
+            + Send
+            + 'static,
+    ) -> Result<T, SemanticsError> {
+        let shared = Shared {
+            file: self.file.clone(),
+            compiled: Arc::clone(&self.compiled),
+        };
+        crate::worker::run(move || {
+            let mut machine = Machine::new(
+                &shared.compiled,
+                &shared.file,
+                crate::worker::EVAL_STACK - EVAL_STACK_MARGIN,
+            );
+            machine.enter_toplevel();
+            f(&mut machine, &shared)
+        })
+        .unwrap_or_else(|message| Err(self.internal(message)))
+    }
+
+    fn internal(&self, message: String) -> SemanticsError {
+        SemanticsError::Internal {
+            file: self.file.clone(),
+            message,
+        }
+    }
+}
+
+/// What an evaluation thread needs of a program.
+pub(crate) struct Shared {
+    file: String,
+    compiled: Arc<Compiled>,
+}
+
+impl Shared {
+    fn unwind_error(&self, unwind: Unwind, context: &str) -> SemanticsError {
+        let file = self.file.clone();
+        let context = context.to_string();
+        match unwind {
+            Unwind::Fatal { pos, message } => SemanticsError::Limit {
+                file,
+                pos,
+                message,
+                context,
+            },
+            Unwind::Exn {
+                value: Value::Exn(e),
+                pos,
+            } => {
+                let names = &self.compiled.exception_names;
+                let message = match names.get(e.id as usize).map(String::as_str) {
+                    Some("Match_failure") => {
+                        "match failure: no case matches this value".to_string()
+                    }
+                    Some("Division_by_zero") => "division by zero".to_string(),
+                    _ => format!("uncaught exception {}", value::show_exception(&e, names)),
+                };
+                SemanticsError::Uncaught {
+                    file,
+                    pos,
+                    message,
+                    context,
+                }
+            }
+            Unwind::Exn { pos, .. } => SemanticsError::Uncaught {
+                file,
+                pos,
+                message: "uncaught exception".into(),
+                context,
+            },
+        }
+    }
+}
+
+fn nonzero(counts: &[u64]) -> BTreeMap<String, u64> {
+    catalogue()
+        .iter()
+        .zip(counts)
+        .filter(|(_, &n)| n > 0)
+        .map(|(c, &n)| (c.name.to_string(), n))
+        .collect()
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into())
+}
+
+fn front_end(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsError> {
+    std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .name("mlcost-front-end".into())
+            .stack_size(FRONT_END_STACK)
+            .spawn_scoped(s, || load(file, source, benchmark))
+            .map_err(|e| SemanticsError::Internal {
+                file: file.into(),
+                message: format!("cannot start the front-end thread: {e}"),
+            })?;
+        handle.join().unwrap_or_else(|panic| {
+            Err(SemanticsError::Internal {
+                file: file.into(),
+                message: panic_message(&panic),
+            })
+        })
+    })
+}
+
+fn parse(
+    file: &str,
+    toks: &[crate::lexer::Token],
+    first_id: u32,
+) -> Result<(Vec<Item>, u32), SemanticsError> {
+    let mut parser = Parser::with_first_id(toks, first_id);
+    let items = parser.program().map_err(|e| match e {
+        ParseError::Syntax { pos, message } => SemanticsError::Syntax {
+            file: file.into(),
+            pos,
+            message,
+        },
+        ParseError::Unsupported { pos, construct } => SemanticsError::Unsupported {
+            file: file.into(),
+            pos,
+            construct,
+        },
+    })?;
+    Ok((items, parser.node_count()))
+}
+
+fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsError> {
+    let (mut items, next_id) = parse(crate::prelude::FILE_NAME, &crate::prelude::tokens(), 0)?;
+    let prelude_items = items.len();
+    let toks = crate::lexer::tokenize(source).map_err(|e| SemanticsError::Syntax {
+        file: file.into(),
+        pos: e.pos,
+        message: e.message,
+    })?;
+    let (user, _) = parse(file, &toks, next_id)?;
+    items.extend(user);
+    crate::tail::mark_items(&mut items);
+    let type_error = |e: crate::infer::TypeError| SemanticsError::Type {
+        file: file.into(),
+        pos: e.pos,
+        message: e.message,
+    };
+    let mut checker = Checker::new();
+    for item in &items {
+        checker.item(item).map_err(type_error)?;
+    }
+    let mut typing = checker.finish();
+    let compiled =
+        crate::compile_pat::compile_program(&items, prelude_items, &typing).map_err(|e| {
+            SemanticsError::Type {
+                file: file.into(),
+                pos: e.pos,
+                message: e.message,
+            }
+        })?;
+    let shape = if benchmark {
+        Some(check_shape(file, &mut typing, &compiled)?)
+    } else {
+        None
+    };
+    Ok(Program {
+        file: file.into(),
+        compiled: Arc::new(compiled),
+        shape,
+    })
+}
+
+/// Checks `input : int -> 'a` and `run : 'a -> 'b` (the benchmark shape) and finds them.
+fn check_shape(
+    file: &str,
+    typing: &mut Typing,
+    compiled: &Compiled,
+) -> Result<(Slot, Slot), SemanticsError> {
+    let shape_error = |pos: Pos, message: String| SemanticsError::Shape {
+        file: file.into(),
+        pos,
+        message,
+    };
+    let start = Pos { line: 1, col: 1 };
+    let find = |name: &str| -> Result<(crate::types::Ty, Pos, Slot), SemanticsError> {
+        let missing = || {
+            shape_error(start, format!("the program defines no top-level `{name}` (a benchmark defines `input : int -> 'a` and `run : 'a -> 'b`)"))
+        };
+        let &(ty, pos) = typing.toplevel.get(name).ok_or_else(missing)?;
+        let slot = *compiled.globals_by_name.get(name).ok_or_else(missing)?;
+        Ok((ty, pos, slot))
+    };
+    let (input_ty, input_pos, input_slot) = find("input")?;
+    let (run_ty, run_pos, run_slot) = find("run")?;
+    let t = &mut typing.types;
+    let level = 1;
+    let input_ty = t.instantiate(input_ty, level);
+    let int = t.con(INT, vec![]);
+    let x = t.var(level);
+    let expected_input = t.arrow(int, x);
+    if t.unify(input_ty, expected_input).is_err() {
+        let shown = t.show(input_ty, &mut Default::default());
+        return Err(shape_error(
+            input_pos,
+            format!("`input` has type {shown}, but a benchmark's `input` must have type int -> 'a"),
+        ));
+    }
+    let run_ty = t.instantiate(run_ty, level);
+    let r = t.var(level);
+    let expected_run = t.arrow(x, r);
+    if t.unify(run_ty, expected_run).is_err() {
+        let mut names = Default::default();
+        let shown = t.show(run_ty, &mut names);
+        let arg = t.show(x, &mut names);
+        let run_repr = t.repr(run_ty);
+        let message = if matches!(t.nodes[run_repr as usize], TyNode::Arrow(..)) {
+            format!(
+                "`run` has type {shown}, but it must accept the result of `input`, of type {arg}"
+            )
+        } else {
+            format!("`run` has type {shown}, but a benchmark's `run` must be a function")
+        };
+        return Err(shape_error(run_pos, message));
+    }
+    Ok((input_slot, run_slot))
+}

@@ -1,0 +1,338 @@
+//! Run-time values, shaped like OCaml's own representation so that the digest and the
+//! polymorphic comparison walk them as the native runtime walks its heap: immediates (ints,
+//! bools, chars, `()`, `[]`, constant constructors), blocks with a tag and fields, boxed
+//! floats, strings, closures, and exception values.
+
+use crate::ir::FunId;
+use ocaml_runtime::digest::{Digest, OBJECT_TAG};
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+/// `max_int` of 64-bit OCaml: 2^62 - 1.
+pub(crate) const MAX_INT: i64 = (1 << 62) - 1;
+pub(crate) const MIN_INT: i64 = -(1 << 62);
+
+/// Wraps a result to OCaml's 63-bit integers (arithmetic is modulo 2^63).
+#[inline]
+pub(crate) fn wrap63(x: i64) -> i64 {
+    (x << 1) >> 1
+}
+
+#[derive(Debug)]
+pub(crate) enum Value {
+    Int(i64),
+    Float(f64),
+    /// A string (`Rc<String>`, a thin pointer, keeps `Value` at 16 bytes).
+    Str(Rc<String>),
+    /// A `::` cell (a block of tag 0 and two fields), the most common block by far.
+    Cons(Rc<ConsCell>),
+    /// Tuples (tag 0) and non-constant constructors (their tag).
+    Block(Rc<Block>),
+    /// A closure: its environment (shared by a recursive group) and its code.
+    Fun(Rc<Vec<Value>>, FunId),
+    /// A partial application: a function and the arguments it has received so far.
+    Partial(Rc<Partial>),
+    Exn(Rc<ExnValue>),
+}
+
+#[derive(Debug)]
+pub(crate) struct ConsCell {
+    pub head: Value,
+    pub tail: Value,
+}
+
+#[derive(Debug)]
+pub(crate) struct Block {
+    pub tag: u32,
+    pub fields: Box<[Value]>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Partial {
+    pub env: Rc<Vec<Value>>,
+    pub fun: FunId,
+    pub args: Vec<Value>,
+}
+
+#[derive(Debug)]
+pub(crate) struct ExnValue {
+    /// Index of the exception constructor.
+    pub id: u32,
+    pub args: Box<[Value]>,
+}
+
+pub(crate) const UNIT: Value = Value::Int(0);
+
+impl Clone for Value {
+    // Written out (rather than derived) so that it is always inlined: cloning an immediate,
+    // the commonest case, is then a copy and a tag test.
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        match self {
+            Value::Int(i) => Value::Int(*i),
+            Value::Float(f) => Value::Float(*f),
+            Value::Str(s) => Value::Str(Rc::clone(s)),
+            Value::Cons(c) => Value::Cons(Rc::clone(c)),
+            Value::Block(b) => Value::Block(Rc::clone(b)),
+            Value::Fun(env, f) => Value::Fun(Rc::clone(env), *f),
+            Value::Partial(p) => Value::Partial(Rc::clone(p)),
+            Value::Exn(e) => Value::Exn(Rc::clone(e)),
+        }
+    }
+}
+
+impl Value {
+    #[inline]
+    pub(crate) fn int(&self) -> i64 {
+        match self {
+            Value::Int(i) => *i,
+            // The type checker guarantees it; a wrong value here is an interpreter bug.
+            other => unreachable!("expected an immediate, got {other:?}"),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn float(&self) -> f64 {
+        match self {
+            Value::Float(f) => *f,
+            other => unreachable!("expected a float, got {other:?}"),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn bool(&self) -> bool {
+        self.int() != 0
+    }
+
+    pub(crate) fn tuple_field(&self, i: usize) -> Value {
+        match self {
+            Value::Block(b) => b.fields[i].clone(),
+            Value::Cons(c) => {
+                if i == 0 {
+                    c.head.clone()
+                } else {
+                    c.tail.clone()
+                }
+            }
+            other => unreachable!("expected a tuple, got {other:?}"),
+        }
+    }
+}
+
+// Long lists and deep trees must not be freed recursively: the interpreter's thread has a big
+// stack, but a program may build a list of ten million cells with a tail-recursive loop.
+impl Drop for ConsCell {
+    fn drop(&mut self) {
+        let mut tail = std::mem::replace(&mut self.tail, UNIT);
+        while let Value::Cons(rc) = tail {
+            match Rc::try_unwrap(rc) {
+                Ok(mut cell) => tail = std::mem::replace(&mut cell.tail, UNIT),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        let owns_structure = self.fields.iter().any(|f| match f {
+            Value::Block(b) => Rc::strong_count(b) == 1,
+            Value::Cons(c) => Rc::strong_count(c) == 1,
+            _ => false,
+        });
+        if !owns_structure {
+            return;
+        }
+        let mut work: Vec<Value> = std::mem::take(&mut self.fields).into_vec();
+        while let Some(v) = work.pop() {
+            match v {
+                Value::Block(rc) => {
+                    if let Ok(mut b) = Rc::try_unwrap(rc) {
+                        work.extend(std::mem::take(&mut b.fields).into_vec());
+                    }
+                }
+                Value::Cons(rc) => {
+                    if let Ok(mut c) = Rc::try_unwrap(rc) {
+                        work.push(std::mem::replace(&mut c.head, UNIT));
+                        work.push(std::mem::replace(&mut c.tail, UNIT));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The digest of a value, exactly as the native driver computes it from the heap
+/// (`ocaml_runtime::digest` is the specification).
+pub(crate) fn digest(root: &Value) -> String {
+    let mut d = Digest::new();
+    let mut stack = vec![root];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Int(i) => d.immediate(*i),
+            Value::Float(f) => d.float(*f),
+            Value::Str(s) => d.string(s.as_bytes()),
+            Value::Cons(c) => {
+                d.block(0, 2);
+                stack.push(&c.tail);
+                stack.push(&c.head);
+            }
+            Value::Block(b) => {
+                d.block(b.tag as u8, b.fields.len() as u64);
+                stack.extend(b.fields.iter().rev());
+            }
+            Value::Fun(..) | Value::Partial(_) => d.closure(),
+            Value::Exn(e) => {
+                // A constant exception is the exception's own identity block (Object_tag); one
+                // with arguments is a block of tag 0 whose first field is that identity.
+                if e.args.is_empty() {
+                    d.opaque(OBJECT_TAG);
+                } else {
+                    d.block(0, 1 + e.args.len() as u64);
+                    d.opaque(OBJECT_TAG);
+                    stack.extend(e.args.iter().rev());
+                }
+            }
+        }
+    }
+    d.finish()
+}
+
+/// Outcome of the polymorphic comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cmp {
+    Less,
+    Equal,
+    Greater,
+    /// A NaN was compared by `=`/`<`/… (not by `compare`, which orders NaN first).
+    Unordered,
+}
+
+/// The comparison raised `Invalid_argument "compare: functional value"`.
+pub(crate) struct FunctionalValue;
+
+fn ord(o: Ordering) -> Cmp {
+    match o {
+        Ordering::Less => Cmp::Less,
+        Ordering::Equal => Cmp::Equal,
+        Ordering::Greater => Cmp::Greater,
+    }
+}
+
+/// Float comparison; `total` is `compare`'s order (NaN equal to itself, below everything).
+pub(crate) fn compare_floats(a: f64, b: f64, total: bool) -> Cmp {
+    match a.partial_cmp(&b) {
+        Some(o) => ord(o),
+        None if !total => Cmp::Unordered,
+        None => match (a.is_nan(), b.is_nan()) {
+            (true, true) => Cmp::Equal,
+            (true, false) => Cmp::Less,
+            _ => Cmp::Greater,
+        },
+    }
+}
+
+/// Tag and size a value has in the native heap (for ordering values of different shapes).
+fn shape(v: &Value) -> Option<(u32, usize)> {
+    match v {
+        Value::Int(_) => None,
+        Value::Float(_) => Some((253, 1)),
+        Value::Str(_) => Some((252, 0)),
+        Value::Cons(_) => Some((0, 2)),
+        Value::Block(b) => Some((b.tag, b.fields.len())),
+        Value::Fun(..) | Value::Partial(_) => Some((247, 0)),
+        Value::Exn(e) if e.args.is_empty() => Some((u32::from(OBJECT_TAG), 0)),
+        Value::Exn(e) => Some((0, 1 + e.args.len())),
+    }
+}
+
+/// The runtime's `caml_compare`: structural, left to right, iterative (lists of millions of
+/// elements compare without recursion).
+pub(crate) fn compare_values(a: &Value, b: &Value, total: bool) -> Result<Cmp, FunctionalValue> {
+    let mut work = vec![(a.clone(), b.clone())];
+    while let Some((a, b)) = work.pop() {
+        let step = match (&a, &b) {
+            (Value::Int(x), Value::Int(y)) => ord(x.cmp(y)),
+            (Value::Int(_), _) => Cmp::Less,
+            (_, Value::Int(_)) => Cmp::Greater,
+            (Value::Fun(..) | Value::Partial(_), _) | (_, Value::Fun(..) | Value::Partial(_)) => {
+                return Err(FunctionalValue)
+            }
+            (Value::Float(x), Value::Float(y)) => compare_floats(*x, *y, total),
+            (Value::Str(x), Value::Str(y)) => ord(x.as_bytes().cmp(y.as_bytes())),
+            (Value::Cons(x), Value::Cons(y)) => {
+                if !Rc::ptr_eq(x, y) {
+                    work.push((x.tail.clone(), y.tail.clone()));
+                    work.push((x.head.clone(), y.head.clone()));
+                }
+                Cmp::Equal
+            }
+            (Value::Block(x), Value::Block(y))
+                if x.tag == y.tag && x.fields.len() == y.fields.len() =>
+            {
+                if !Rc::ptr_eq(x, y) {
+                    work.extend(x.fields.iter().cloned().zip(y.fields.iter().cloned()).rev());
+                }
+                Cmp::Equal
+            }
+            (Value::Exn(x), Value::Exn(y)) if x.args.len() == y.args.len() => {
+                if x.id != y.id {
+                    ord(x.id.cmp(&y.id))
+                } else {
+                    work.extend(x.args.iter().cloned().zip(y.args.iter().cloned()).rev());
+                    Cmp::Equal
+                }
+            }
+            _ => {
+                let (ta, sa) = shape(&a).expect("blocks");
+                let (tb, sb) = shape(&b).expect("blocks");
+                ord(ta.cmp(&tb).then(sa.cmp(&sb)))
+            }
+        };
+        if step != Cmp::Equal {
+            return Ok(step);
+        }
+    }
+    Ok(Cmp::Equal)
+}
+
+/// Physical equality `==`: the same immediate or the same block.
+pub(crate) fn physically_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x == y,
+        // Floats are boxed: two computed floats are distinct blocks; treat equal bits as the
+        // same block (constants are shared in native code).
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (Value::Str(x), Value::Str(y)) => Rc::ptr_eq(x, y),
+        (Value::Cons(x), Value::Cons(y)) => Rc::ptr_eq(x, y),
+        (Value::Block(x), Value::Block(y)) => Rc::ptr_eq(x, y),
+        (Value::Fun(e1, f1), Value::Fun(e2, f2)) => f1 == f2 && Rc::ptr_eq(e1, e2),
+        (Value::Partial(x), Value::Partial(y)) => Rc::ptr_eq(x, y),
+        (Value::Exn(x), Value::Exn(y)) => {
+            Rc::ptr_eq(x, y) || (x.args.is_empty() && y.args.is_empty() && x.id == y.id)
+        }
+        _ => false,
+    }
+}
+
+/// An exception as `Printexc.to_string` shows it: `Failure("hd")`, `Not_found`, `E(1, _)`.
+pub(crate) fn show_exception(e: &ExnValue, names: &[String]) -> String {
+    let name = names
+        .get(e.id as usize)
+        .map(String::as_str)
+        .unwrap_or("<exception>");
+    if e.args.is_empty() {
+        return name.to_string();
+    }
+    let args: Vec<String> = e
+        .args
+        .iter()
+        .map(|a| match a {
+            Value::Int(i) => i.to_string(),
+            Value::Str(s) => format!("{s:?}"),
+            _ => "_".to_string(),
+        })
+        .collect();
+    format!("{name}({})", args.join(", "))
+}

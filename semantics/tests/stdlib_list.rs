@@ -1,0 +1,166 @@
+//! Functions of the installed OCaml Stdlib's `list.ml` (read at test time from the compiler's
+//! library directory, never copied into this repository) parse, type and run with the right
+//! results and the right counts.
+
+use semantics::Program;
+use std::path::Path;
+
+const LIST_ML: &str = "/usr/lib/ocaml/list.ml";
+
+/// The top-level definition `let [rec] name …` of list.ml: from its first line to the next
+/// line that starts in column 0 (the next phrase, a comment, or `;;`).
+fn phrase(source: &str, name: &str) -> String {
+    let lines: Vec<&str> = source.lines().collect();
+    let starts = |l: &str| {
+        l.starts_with(&format!("let {name} ")) || l.starts_with(&format!("let rec {name} "))
+    };
+    let first = lines
+        .iter()
+        .position(|l| starts(l))
+        .unwrap_or_else(|| panic!("{name} not found in {LIST_ML}"));
+    let mut text = String::new();
+    for (i, line) in lines[first..].iter().enumerate() {
+        let continues = line.is_empty() || line.starts_with(' ') || line.starts_with('\t');
+        if i > 0 && !continues {
+            break;
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+fn list_ml() -> String {
+    assert!(
+        Path::new(LIST_ML).exists(),
+        "{LIST_ML} is missing: install the `ocaml-nox` package"
+    );
+    std::fs::read_to_string(LIST_ML).expect("list.ml is readable")
+}
+
+const FUNCTIONS: &[&str] = &[
+    "length_aux",
+    "length",
+    "rev_append",
+    "rev",
+    "nth",
+    "map",
+    "iter",
+    "fold_left",
+    "fold_right",
+    "for_all",
+    "exists",
+    "mem",
+    "assoc",
+    "find_all",
+    "filter",
+    "partition",
+    "split",
+    "combine",
+    "merge",
+    "stable_sort",
+    "flatten",
+];
+
+const DRIVER: &str = "
+let input n = let rec range i = if i >= n then [] else ((i * 37) mod 101) :: range (i + 1) in range 0
+
+let run l =
+  let evens, odds = partition (fun x -> x mod 2 = 0) l in
+  ( rev_append [ 1; 2 ] [ 3 ],
+    map (fun x -> x * 2) l,
+    fold_left ( + ) 0 l,
+    (evens, odds),
+    (length l, mem 47 l, mem 48 l, for_all (fun x -> x >= 0) l, exists (fun x -> x > 70) l),
+    stable_sort compare l,
+    split (combine l (rev l)),
+    (fold_right (fun x acc -> x :: acc) l [], filter (fun x -> x < 40) l, flatten [ l; [ 7 ] ]),
+    (try assoc 10 (combine l l) with Not_found -> -1),
+    (try nth l 2 with Failure _ -> -1 | Invalid_argument _ -> -2) )
+";
+
+/// The same result for the input [0; 37; 74; 10; 47], written out by hand.
+const EXPECTED_FOR_5: &str = "
+let input n = n
+let run _ =
+  ( [ 2; 1; 3 ],
+    [ 0; 74; 148; 20; 94 ],
+    168,
+    ([ 0; 74; 10 ], [ 37; 47 ]),
+    (5, true, false, true, true),
+    [ 0; 10; 37; 47; 74 ],
+    ([ 0; 37; 74; 10; 47 ], [ 47; 10; 74; 37; 0 ]),
+    ([ 0; 37; 74; 10; 47 ], [ 0; 37; 10 ], [ 0; 37; 74; 10; 47; 7 ]),
+    10,
+    74 )
+";
+
+fn program_text() -> String {
+    let source = list_ml();
+    let mut text: String = FUNCTIONS
+        .iter()
+        .map(|f| phrase(&source, f))
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.push_str(DRIVER);
+    text
+}
+
+#[test]
+fn extracted_functions_are_the_stdlib_ones() {
+    let source = list_ml();
+    assert!(phrase(&source, "stable_sort").contains("and rev_sort n l"));
+    assert!(phrase(&source, "partition").contains("part [] [] l"));
+    assert!(phrase(&source, "rev").starts_with("let rev l = rev_append l []"));
+}
+
+#[test]
+fn list_functions_compute_the_right_results() {
+    let program =
+        Program::from_source("list.ml", &program_text()).unwrap_or_else(|e| panic!("{e}"));
+    let expected = Program::from_source("expected.ml", EXPECTED_FOR_5).unwrap();
+    assert_eq!(
+        program.count(5).unwrap().digest,
+        expected.count(0).unwrap().digest
+    );
+}
+
+#[test]
+fn list_functions_agree_with_native_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("list_program.ml");
+    std::fs::write(&path, program_text()).unwrap();
+    let sizes = [0u64, 1, 5, 300];
+    let native = ocaml_runtime::native_digests(&path, &sizes).unwrap_or_else(|e| panic!("{e}"));
+    let program = Program::load(&path).unwrap();
+    for (size, digest) in sizes.iter().zip(native) {
+        assert_eq!(
+            program.count(*size as i64).unwrap().digest,
+            digest,
+            "size {size}"
+        );
+    }
+}
+
+#[test]
+fn list_functions_count_as_expected() {
+    let source = list_ml();
+    let text = format!(
+        "{}\n{}\n{}\nlet input n = let rec range i = if i >= n then [] else i :: range (i + 1) in range 0\nlet run l = (mem 7 l, rev l)",
+        phrase(&source, "mem"),
+        phrase(&source, "rev_append"),
+        phrase(&source, "rev")
+    );
+    let program = Program::from_source("list.ml", &text).unwrap_or_else(|e| panic!("{e}"));
+    let n = 10u64;
+    let counts = program.count(n as i64).unwrap().counts;
+    // mem 7 visits 0..7: `compare a x` is polymorphic (caml_compare), `= 0` an int test.
+    assert_eq!(counts["PolyCompare"], 8);
+    assert_eq!(counts["IntCondEq"], 8);
+    assert_eq!(counts["BoolOr"], 8);
+    // rev: one call of rev_append from rev, n tail calls, n + 1 matches of two arms at most.
+    assert_eq!(counts["Cons"], n);
+    assert_eq!(counts["PatternMatch"], 2 * 8 + 2 * n + 1);
+    assert_eq!(counts["FunApp"], 2); // mem and rev, called inside a tuple
+    assert_eq!(counts["TailApp"], 7 + 1 + n); // mem's recursion, rev's call, rev_append's
+}
