@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Set-up, then mlcost's main job. Extra arguments go to `mlcost bench`.
+# Set-up, then mlcost's main job: the default suite (gen → build → measure → count → fit →
+# validate → report). Ends with the path of the HTML report. Extra arguments go to
+# `mlcost suite` (e.g. --quick for a few-minute demo).
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
 cargo build --release --quiet
-exec target/release/mlcost bench examples/*.ml --size 2000 --size 8000 --size 16000 "$@"
+exec target/release/mlcost suite "$@"

@@ -37,6 +37,11 @@ enum Command {
     Suite(commands::suite::SuiteArgs),
     /// (Re)write RUN_DIR/report/index.html from the run's JSON files.
     Report(commands::report::ReportArgs),
+    /// Compare two runs, or two compilers of one run, construct by construct (exit 1 on a
+    /// significant slowdown above --threshold).
+    Compare(commands::compare::CompareArgs),
+    /// Runs on record in the history, a construct's trend, and the trend page.
+    History(commands::history::HistoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +55,8 @@ fn main() -> ExitCode {
         Command::Validate(args) => commands::validate::run(args),
         Command::Suite(args) => commands::suite::run(args),
         Command::Report(args) => commands::report::run(args),
+        Command::Compare(args) => commands::compare::run(args),
+        Command::History(args) => commands::history::run(args),
     };
     match result {
         Ok(code) => code,

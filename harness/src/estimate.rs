@@ -18,6 +18,10 @@ pub struct LayoutEstimate {
     /// Bytes by which this variant's code was moved.
     pub offset_bytes: u64,
     pub samples: usize,
+    /// Samples left out of the regression because the process lost the CPU during the batch
+    /// (they stay in `samples.jsonl`).
+    #[serde(default)]
+    pub descheduled_samples: usize,
     pub ns_per_run: Interval,
     /// Time per batch not explained by its runs: the driver's fixed cost.
     pub intercept_ns: f64,
@@ -66,13 +70,30 @@ fn slope(x: &[f64], y: &[f64]) -> f64 {
     ols(x, y).map_or(f64::NAN, |l| l.slope)
 }
 
+/// The samples a regression should use: those whose batch kept the CPU throughout, unless
+/// fewer than half did (then the machine was busy all along, and all are used).
+pub fn undisturbed(samples: &[BatchSample]) -> Vec<BatchSample> {
+    let kept: Vec<BatchSample> = samples
+        .iter()
+        .filter(|s| !s.descheduled())
+        .copied()
+        .collect();
+    if kept.len() * 2 >= samples.len() && kept.len() >= 3 {
+        kept
+    } else {
+        samples.to_vec()
+    }
+}
+
 /// Estimates for one layout; `None` with fewer than two distinct batch sizes.
 pub fn layout_estimate(
     layout: u32,
     offset_bytes: u64,
-    samples: &[BatchSample],
+    all_samples: &[BatchSample],
     seed: u64,
 ) -> Option<LayoutEstimate> {
+    let kept = undisturbed(all_samples);
+    let samples = kept.as_slice();
     let runs = column(samples, |s| s.runs as f64);
     let ns = column(samples, |s| s.ns as f64);
     let line = ols(&runs, &ns)?;
@@ -83,7 +104,8 @@ pub fn layout_estimate(
     Some(LayoutEstimate {
         layout,
         offset_bytes,
-        samples: samples.len(),
+        samples: all_samples.len(),
+        descheduled_samples: all_samples.len() - samples.len(),
         ns_per_run: Interval {
             estimate: line.slope,
             ci_low: ci_low.min(line.slope),
@@ -204,10 +226,32 @@ mod tests {
                 minor_collections: 0,
                 major_collections: 0,
                 compactions: 0,
+                cpu_ns: None,
             });
             runs = (runs + 1).max((runs as f64 * 1.1).ceil() as u64);
         }
         out
+    }
+
+    #[test]
+    fn descheduled_batches_are_left_out_of_the_slope() {
+        let mut samples = samples(1000.0, 40.0);
+        for s in &mut samples {
+            s.cpu_ns = Some(s.ns);
+        }
+        // Every fifth batch lost a millisecond to another process.
+        for s in samples.iter_mut().step_by(5) {
+            s.ns += 1_000_000;
+        }
+        let e = layout_estimate(0, 0, &samples, 1).unwrap();
+        assert_eq!(e.descheduled_samples, 16);
+        assert_eq!(e.samples, 80);
+        assert!(
+            (e.ns_per_run.estimate - 1000.0).abs() < 15.0,
+            "{:?}",
+            e.ns_per_run
+        );
+        assert!(e.r2 > 0.999, "{}", e.r2);
     }
 
     #[test]

@@ -162,6 +162,7 @@ mod tests {
                 minor_collections: 0,
                 major_collections: 0,
                 compactions: 0,
+                cpu_ns: None,
             },
         }
     }

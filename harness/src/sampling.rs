@@ -133,6 +133,7 @@ fn precise_enough(samples: &[BatchSample], config: &SamplingConfig) -> bool {
     if samples.len() < config.min_samples {
         return false;
     }
+    let samples = crate::estimate::undisturbed(samples);
     let runs: Vec<f64> = samples.iter().map(|s| s.runs as f64).collect();
     let ns: Vec<f64> = samples.iter().map(|s| s.ns as f64).collect();
     match (ols(&runs, &ns), slope_half_width(&runs, &ns)) {

@@ -3,6 +3,7 @@
    [run], report Gc.quick_stat deltas, digest the result. *)
 
 external now : unit -> (int[@untagged]) = "mlcost_now_byte" "mlcost_now" [@@noalloc]
+external cpu_now : unit -> (int[@untagged]) = "mlcost_cpu_now_byte" "mlcost_cpu_now" [@@noalloc]
 external digest_value : Obj.t -> string = "mlcost_digest"
 external take_stdout : unit -> int = "mlcost_take_stdout"
 external open_descriptor_out : int -> out_channel = "caml_ml_open_descriptor_out"
@@ -34,20 +35,23 @@ let main ~input ~run =
   let batch x k =
     let s0 = Gc.quick_stat () in
     let m0 = Gc.minor_words () in
+    let c0 = cpu_now () in
     let t0 = now () in
     for _ = 1 to k do
       ignore (Sys.opaque_identity (run (Sys.opaque_identity x)))
     done;
     let t1 = now () in
+    let c1 = cpu_now () in
     let m1 = Gc.minor_words () in
     let s1 = Gc.quick_stat () in
     reply
-      (Printf.sprintf "sample %d %d %.0f %.0f %.0f %d %d %d" k (t1 - t0) (m1 -. m0)
+      (Printf.sprintf "sample %d %d %.0f %.0f %.0f %d %d %d %d" k (t1 - t0) (m1 -. m0)
          (s1.Gc.promoted_words -. s0.Gc.promoted_words)
          (s1.Gc.major_words -. s0.Gc.major_words)
          (s1.Gc.minor_collections - s0.Gc.minor_collections)
          (s1.Gc.major_collections - s0.Gc.major_collections)
-         (s1.Gc.compactions - s0.Gc.compactions))
+         (s1.Gc.compactions - s0.Gc.compactions)
+         (c1 - c0))
   in
   let handle line =
     match String.split_on_char ' ' (String.trim line) with

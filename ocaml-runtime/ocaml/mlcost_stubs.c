@@ -26,6 +26,20 @@ value mlcost_now_byte(value unit)
   return Val_long(mlcost_now(unit));
 }
 
+/* CPU time of this thread: a batch whose wall time exceeds it was descheduled. */
+intnat mlcost_cpu_now(value unit)
+{
+  struct timespec ts;
+  (void)unit;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (intnat)ts.tv_sec * 1000000000 + (intnat)ts.tv_nsec;
+}
+
+value mlcost_cpu_now_byte(value unit)
+{
+  return Val_long(mlcost_cpu_now(unit));
+}
+
 /* Returns a new descriptor for the original stdout and points fd 1 at stderr. */
 value mlcost_take_stdout(value unit)
 {

@@ -42,6 +42,22 @@ pub struct BatchSample {
     pub minor_collections: u64,
     pub major_collections: u64,
     pub compactions: u64,
+    /// CPU time of the driver's thread over the batch (absent from samples of older logs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns: Option<u64>,
+}
+
+/// Wall time a batch may exceed its CPU time by and still count as undisturbed: clock
+/// granularity and the two clock reads.
+const DESCHEDULE_SLACK_NS: u64 = 20_000;
+
+impl BatchSample {
+    /// The process lost the CPU during the batch (its wall time exceeds its CPU time by more
+    /// than 2% and the clocks' slack): the sample measures the machine, not the program.
+    pub fn descheduled(&self) -> bool {
+        self.cpu_ns
+            .is_some_and(|cpu| self.ns > cpu + cpu / 50 + DESCHEDULE_SLACK_NS)
+    }
 }
 
 /// What the driver said about itself when it started.
@@ -101,7 +117,9 @@ pub fn parse_reply(line: &str) -> Result<Reply, GarbageLine> {
             _ => Err(garbage(line, "ready takes 2 fields")),
         },
         "sample" => match rest.as_slice() {
-            [runs, ns, minor, promoted, major, minor_gc, major_gc, compactions] => {
+            [runs, ns, minor, promoted, major, minor_gc, major_gc, compactions, cpu @ ..]
+                if cpu.len() <= 1 =>
+            {
                 Ok(Reply::Sample(BatchSample {
                     runs: number(line, runs, "runs")?,
                     ns: number(line, ns, "nanoseconds")?,
@@ -111,9 +129,13 @@ pub fn parse_reply(line: &str) -> Result<Reply, GarbageLine> {
                     minor_collections: number(line, minor_gc, "minor collections")?,
                     major_collections: number(line, major_gc, "major collections")?,
                     compactions: number(line, compactions, "compactions")?,
+                    cpu_ns: match cpu.first() {
+                        Some(c) => Some(number(line, c, "CPU time")?),
+                        None => None,
+                    },
                 }))
             }
-            _ => Err(garbage(line, "sample takes 8 fields")),
+            _ => Err(garbage(line, "sample takes 8 or 9 fields")),
         },
         "digest" => match rest.as_slice() {
             [hex] if hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
@@ -190,7 +212,8 @@ mod tests {
                 input_ns: 45626
             })
         );
-        let Ok(Reply::Sample(s)) = parse_reply("sample 100 2033926 300000 209 209 1 0 0") else {
+        let Ok(Reply::Sample(s)) = parse_reply("sample 100 2033926 300000 209 209 1 0 0 2000000")
+        else {
             panic!("sample not parsed")
         };
         assert_eq!(

@@ -202,5 +202,26 @@ pub fn write_exports(data: &RunData, dir: &Path) -> Result<Vec<Value>, ReportErr
         .map_err(|e| fail(&json_path, &e))?;
         written.push(json!({"name": table.name, "rows": table.rows.len()}));
     }
+    // The models as resource metrics for static analysers (method: NNLS, costs never negative).
+    for c in &data.compilers {
+        if let Some(model) = &c.model {
+            let method = if model.methods.contains_key(&fit::Method::Nnls) {
+                fit::Method::Nnls
+            } else {
+                *model.methods.keys().next().unwrap_or(&fit::Method::Ls)
+            };
+            let tag = harness::bench::sanitize(&c.name);
+            let ml = dir.join(format!("metric-{tag}.ml"));
+            std::fs::write(&ml, crate::metric::raml_metric(&c.name, model, method))
+                .map_err(|e| fail(&ml, &e))?;
+            let js = dir.join(format!("metric-{tag}.json"));
+            std::fs::write(
+                &js,
+                serde_json::to_string_pretty(&crate::metric::json_metric(&c.name, model, method))
+                    .expect("metric serialises"),
+            )
+            .map_err(|e| fail(&js, &e))?;
+        }
+    }
     Ok(written)
 }

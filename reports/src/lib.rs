@@ -7,7 +7,10 @@
 //! ([`export`]).
 
 pub mod charts;
+pub mod compare;
 pub mod data;
 pub mod export;
 pub mod html;
+pub mod metric;
+pub mod pages;
 pub mod terminal;

@@ -50,6 +50,7 @@ pub fn run(args: GenArgs) -> Result<ExitCode> {
             .len(),
         args.out.display()
     );
+    super::separability::print_for_suite(&args.out, &outcome.manifest)?;
     Ok(if outcome.errors.is_empty() {
         ExitCode::SUCCESS
     } else {

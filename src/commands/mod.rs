@@ -3,9 +3,12 @@
 pub mod bench;
 pub mod build;
 pub mod common;
+pub mod compare;
 pub mod count;
 pub mod fit;
 pub mod gen;
+pub mod history;
 pub mod report;
+pub mod separability;
 pub mod suite;
 pub mod validate;

@@ -34,6 +34,9 @@ pub struct SuiteArgs {
     /// Your own control programs instead of the built-in corpus.
     #[arg(long)]
     pub controls: Option<PathBuf>,
+    /// History database the run is recorded in.
+    #[arg(long, default_value = super::history::DEFAULT_DB)]
+    pub history: PathBuf,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -238,7 +241,9 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         print_validation(name, v);
     }
 
-    // report
+    // history, then the report (last, as the line a user looks for)
+    super::history::record(&args.history, &run_dir)?;
+    eprintln!("recorded in {}", args.history.display());
     let report = reports::html::write_report(&run_dir)?;
     println!("\nreport: {}", report.display());
     Ok(ExitCode::SUCCESS)

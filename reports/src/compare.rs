@@ -1,0 +1,212 @@
+//! Comparing two cost models (two runs, or two compilers of one run) construct by construct:
+//! the ratio B/A with a 95% interval, and a verdict that accounts for both models' intervals.
+//! A nightly job fails on a significant slowdown larger than its threshold.
+
+use fit::{CostModel, Method};
+use serde::{Deserialize, Serialize};
+
+/// z for a two-sided 95% interval.
+const Z95: f64 = 1.959_963_984_540_054;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Faster,
+    Slower,
+    NoSignificantChange,
+    /// Both costs are below the floor: a ratio of two near-zero numbers means nothing.
+    Negligible,
+}
+
+impl Verdict {
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::NoSignificantChange => "no significant change",
+            Verdict::Negligible => "negligible",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConstructChange {
+    pub construct: String,
+    pub a_ns: f64,
+    pub a_ci: (f64, f64),
+    pub b_ns: f64,
+    pub b_ci: (f64, f64),
+    /// B / A, with the 95% interval of the difference expressed on A's scale.
+    pub ratio: f64,
+    pub ratio_ci: (f64, f64),
+    /// 100 · (B − A) / A
+    pub change_pct: f64,
+    pub verdict: Verdict,
+    /// Significantly slower by more than the threshold.
+    pub regression: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub a: String,
+    pub b: String,
+    pub method: Method,
+    pub threshold_pct: f64,
+    pub floor_ns: f64,
+    pub constructs: Vec<ConstructChange>,
+}
+
+impl Comparison {
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.constructs
+            .iter()
+            .filter(|c| c.verdict == verdict)
+            .count()
+    }
+
+    pub fn regressions(&self) -> Vec<&ConstructChange> {
+        self.constructs.iter().filter(|c| c.regression).collect()
+    }
+
+    pub fn summary(&self) -> String {
+        let comparable = self.constructs.len() - self.count(Verdict::Negligible);
+        let mut line = format!(
+            "{} vs {} ({}): {} constructs compared: {} slower, {} faster, {} without significant change, {} negligible",
+            self.b,
+            self.a,
+            self.method.name().to_uppercase(),
+            comparable,
+            self.count(Verdict::Slower),
+            self.count(Verdict::Faster),
+            self.count(Verdict::NoSignificantChange),
+            self.count(Verdict::Negligible),
+        );
+        let regressions = self.regressions();
+        if regressions.is_empty() {
+            line.push_str(&format!("; no regression above {}%", self.threshold_pct));
+        } else {
+            let names: Vec<String> = regressions
+                .iter()
+                .map(|r| format!("{} +{:.1}%", r.construct, r.change_pct))
+                .collect();
+            line.push_str(&format!(
+                "; REGRESSION above {}%: {}",
+                self.threshold_pct,
+                names.join(", ")
+            ));
+        }
+        line
+    }
+}
+
+fn standard_error(ci: (f64, f64)) -> f64 {
+    (ci.1 - ci.0).abs() / (2.0 * Z95)
+}
+
+/// Compares `b` against the reference `a`, construct by construct, for one method.
+pub fn compare_models(
+    a: (&str, &CostModel),
+    b: (&str, &CostModel),
+    method: Method,
+    threshold_pct: f64,
+    floor_ns: f64,
+) -> Comparison {
+    let empty = std::collections::BTreeMap::new();
+    let a_costs = a.1.methods.get(&method).map_or(&empty, |m| &m.time_ns);
+    let b_costs = b.1.methods.get(&method).map_or(&empty, |m| &m.time_ns);
+    let constructs = a_costs
+        .iter()
+        .filter_map(|(construct, ka)| {
+            let kb = b_costs.get(construct)?;
+            let (a_ci, b_ci) = ((ka.ci_low, ka.ci_high), (kb.ci_low, kb.ci_high));
+            let diff = kb.estimate - ka.estimate;
+            let se = standard_error(a_ci).hypot(standard_error(b_ci));
+            let (lo, hi) = (diff - Z95 * se, diff + Z95 * se);
+            let negligible = ka.estimate.abs() < floor_ns && kb.estimate.abs() < floor_ns;
+            let reference = ka.estimate.abs().max(floor_ns);
+            let verdict = if negligible {
+                Verdict::Negligible
+            } else if lo > 0.0 {
+                Verdict::Slower
+            } else if hi < 0.0 {
+                Verdict::Faster
+            } else {
+                Verdict::NoSignificantChange
+            };
+            let change_pct = 100.0 * diff / reference;
+            Some(ConstructChange {
+                construct: construct.clone(),
+                a_ns: ka.estimate,
+                a_ci,
+                b_ns: kb.estimate,
+                b_ci,
+                ratio: kb.estimate / ka.estimate,
+                ratio_ci: (1.0 + lo / reference, 1.0 + hi / reference),
+                change_pct,
+                regression: verdict == Verdict::Slower && change_pct > threshold_pct,
+                verdict,
+            })
+        })
+        .collect();
+    Comparison {
+        a: a.0.to_string(),
+        b: b.0.to_string(),
+        method,
+        threshold_pct,
+        floor_ns,
+        constructs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fit::synthetic::{generate, SyntheticSpec};
+
+    fn model(seed: u64, scale_intadd: f64) -> CostModel {
+        let spec = SyntheticSpec {
+            seed,
+            ..SyntheticSpec::default()
+        };
+        let mut suite = generate(&spec);
+        for o in &mut suite.observations {
+            let extra = o.counts.get("IntAdd").copied().unwrap_or(0.0)
+                * suite.true_ns.get("IntAdd").copied().unwrap_or(0.0)
+                * (scale_intadd - 1.0);
+            o.ns_per_run += extra;
+            for l in &mut o.ns_per_run_layouts {
+                *l += extra;
+            }
+        }
+        fit::fit(
+            &suite.observations,
+            &suite.context,
+            &fit::FitOptions {
+                bootstrap_resamples: 200,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_model_against_a_noisy_rerun_finds_almost_nothing_and_a_slowdown_is_flagged() {
+        let a = model(1, 1.0);
+        let rerun = model(2, 1.0);
+        let same = compare_models(("a", &a), ("rerun", &rerun), Method::Ls, 5.0, 0.05);
+        let alarms = same.count(Verdict::Slower) + same.count(Verdict::Faster);
+        assert!(alarms * 10 <= same.constructs.len(), "{}", same.summary());
+        assert!(same.regressions().len() <= 1, "{}", same.summary());
+
+        let slow = model(2, 3.0);
+        let cmp = compare_models(("a", &a), ("slow", &slow), Method::Ls, 5.0, 0.05);
+        let intadd = cmp
+            .constructs
+            .iter()
+            .find(|c| c.construct == "IntAdd")
+            .unwrap();
+        assert_eq!(intadd.verdict, Verdict::Slower, "{intadd:?}");
+        assert!(intadd.regression && intadd.ratio > 2.0, "{intadd:?}");
+        assert!(cmp.summary().contains("REGRESSION"), "{}", cmp.summary());
+    }
+}

@@ -1,0 +1,164 @@
+//! The pages besides the run report: the history trend page (each construct's cost across
+//! runs, one line per compiler) and the comparison page of two models. Like the report, each
+//! is one self-contained file.
+
+use crate::charts;
+use crate::compare::Comparison;
+use crate::data::{ReportError, RunData};
+use history::{CompilerRun, Constant, History, RunRecord, ValidationRow};
+use serde_json::json;
+use std::path::Path;
+
+const TREND_TEMPLATE: &str = include_str!("../templates/trend.html.tera");
+const COMPARE_TEMPLATE: &str = include_str!("../templates/compare.html.tera");
+
+/// What the history keeps of a run.
+pub fn history_record(data: &RunData) -> RunRecord {
+    let mut constants = Vec::new();
+    let mut memory = Vec::new();
+    let mut validation = Vec::new();
+    for c in &data.compilers {
+        if let Some(model) = &c.model {
+            for (method, fit) in &model.methods {
+                for (construct, k) in &fit.time_ns {
+                    constants.push(Constant {
+                        compiler: c.name.clone(),
+                        method: method.name().into(),
+                        construct: construct.clone(),
+                        estimate: k.estimate,
+                        ci_low: k.ci_low,
+                        ci_high: k.ci_high,
+                    });
+                }
+            }
+            for (construct, bytes) in &model.memory_bytes {
+                memory.push((c.name.clone(), construct.clone(), *bytes));
+            }
+        }
+        if let Some(v) = &c.validation {
+            for (method, s) in &v.summary.methods {
+                validation.push(ValidationRow {
+                    compiler: c.name.clone(),
+                    method: method.name().into(),
+                    error_no_gc_pct: s.no_gc,
+                    error_gc_pct: s.gc,
+                    layout_spread_pct: v.summary.layout_spread_pct,
+                });
+            }
+        }
+    }
+    RunRecord {
+        run_dir: std::path::absolute(&data.dir)
+            .unwrap_or_else(|_| data.dir.clone())
+            .display()
+            .to_string(),
+        started_unix: data.run.started_unix,
+        mlcost_version: data.run.mlcost_version.clone(),
+        machine: serde_json::to_value(&data.run.machine).unwrap_or_default(),
+        compilers: data
+            .run
+            .compilers
+            .iter()
+            .map(|c| CompilerRun {
+                name: c.compiler.name.clone(),
+                version: c.compiler.version.clone(),
+                flags: c.flags.join(" "),
+                config: serde_json::to_value(&c.compiler.config).unwrap_or_default(),
+            })
+            .collect(),
+        constants,
+        memory,
+        validation,
+    }
+}
+
+fn render(
+    template: &str,
+    name: &str,
+    context: serde_json::Value,
+    path: &Path,
+) -> Result<(), ReportError> {
+    let mut tera = tera::Tera::default();
+    tera.add_raw_template(name, template)
+        .map_err(|e| ReportError::Render(format!("{name}: {e:?}")))?;
+    let ctx = tera::Context::from_value(context).map_err(|e| ReportError::Render(e.to_string()))?;
+    let html = tera
+        .render(name, &ctx)
+        .map_err(|e| ReportError::Render(format!("{e:?}")))?;
+    std::fs::write(path, html).map_err(|e| ReportError::Read {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Writes the trend page of every construct in the history to `path`.
+pub fn write_trend_page(history: &History, method: &str, path: &Path) -> Result<(), ReportError> {
+    let fail = |e: history::HistoryError| ReportError::Render(e.to_string());
+    let runs = history.runs().map_err(fail)?;
+    let index_of = |id: i64| {
+        runs.iter()
+            .position(|r| r.id == id)
+            .map_or(0.0, |i| i as f64 + 1.0)
+    };
+    let order: std::collections::BTreeMap<&str, usize> = semantics::catalogue()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name, i))
+        .collect();
+    let mut constructs = history.constructs().map_err(fail)?;
+    constructs.sort_by_key(|c| order.get(c.as_str()).copied().unwrap_or(usize::MAX));
+    let mut charts_html = Vec::new();
+    for construct in &constructs {
+        let points = history.trend(construct, method).map_err(fail)?;
+        let mut series: std::collections::BTreeMap<String, Vec<charts::TrendPoint>> =
+            Default::default();
+        for p in &points {
+            series
+                .entry(format!("{} ({})", p.compiler, p.version))
+                .or_default()
+                .push((index_of(p.run_id), p.estimate, p.ci_low, p.ci_high));
+        }
+        let series: Vec<(String, Vec<charts::TrendPoint>)> = series.into_iter().collect();
+        charts_html.push(json!({"construct": construct, "svg": charts::trend(construct, &series)}));
+    }
+    let runs_json: Vec<serde_json::Value> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            json!({
+                "index": i + 1,
+                "dir": r.run_dir,
+                "date": humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(r.started_unix)).to_string(),
+                "compilers": r.compilers.join(", "),
+            })
+        })
+        .collect();
+    render(
+        TREND_TEMPLATE,
+        "trend.html",
+        json!({"method": method.to_uppercase(), "runs": runs_json, "charts": charts_html}),
+        path,
+    )
+}
+
+/// Writes the comparison page.
+pub fn write_compare_page(cmp: &Comparison, path: &Path) -> Result<(), ReportError> {
+    let rows: Vec<serde_json::Value> = cmp
+        .constructs
+        .iter()
+        .map(|c| {
+            json!({
+                "construct": c.construct, "a": c.a_ns, "a_lo": c.a_ci.0, "a_hi": c.a_ci.1,
+                "b": c.b_ns, "b_lo": c.b_ci.0, "b_hi": c.b_ci.1,
+                "ratio": c.ratio, "ratio_lo": c.ratio_ci.0, "ratio_hi": c.ratio_ci.1,
+                "change": c.change_pct, "verdict": c.verdict.label(), "regression": c.regression,
+            })
+        })
+        .collect();
+    render(
+        COMPARE_TEMPLATE,
+        "compare.html",
+        json!({"a": cmp.a, "b": cmp.b, "method": cmp.method.name().to_uppercase(), "threshold": cmp.threshold_pct, "summary": cmp.summary(), "rows": rows}),
+        path,
+    )
+}

@@ -1,0 +1,124 @@
+//! `mlcost compare`: two runs, or two compilers of one run, construct by construct; exits 1
+//! on a significant slowdown above the threshold, for nightly jobs.
+
+use crate::pipeline::{model_file, read_json, require_run_dir};
+use anyhow::{bail, Result};
+use clap::Args;
+use reports::compare::compare_models;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The reference run.
+    pub run_a: PathBuf,
+    /// The run compared with it (default: the second compiler of RUN_A).
+    pub run_b: Option<PathBuf>,
+    /// Compiler of RUN_A (default: its first).
+    #[arg(long)]
+    pub compiler_a: Option<String>,
+    /// Compiler of RUN_B, or of RUN_A when comparing two of its compilers (default: the next).
+    #[arg(long)]
+    pub compiler_b: Option<String>,
+    /// Fail (exit 1) on a significant slowdown larger than this many percent.
+    #[arg(long, default_value_t = 5.0)]
+    pub threshold: f64,
+    /// Method whose constants are compared.
+    #[arg(long, default_value = "nnls")]
+    pub method: fit::Method,
+    /// Costs below this many ns in both models are too small to compare.
+    #[arg(long, default_value_t = 0.05)]
+    pub floor: f64,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn compilers_of(run_dir: &Path) -> Result<Vec<String>> {
+    Ok(require_run_dir(run_dir)?
+        .compilers
+        .iter()
+        .map(|c| c.compiler.name.clone())
+        .collect())
+}
+
+fn pick(run_dir: &Path, wanted: Option<&str>, index: usize) -> Result<String> {
+    let names = compilers_of(run_dir)?;
+    match wanted {
+        Some(w) if names.iter().any(|n| n == w) => Ok(w.to_string()),
+        Some(w) => bail!(
+            "{}: no compiler {w:?} (it has {})",
+            run_dir.display(),
+            names.join(", ")
+        ),
+        None => names.get(index).cloned().ok_or_else(|| {
+            anyhow::anyhow!(
+                "{} has only {} compiler(s): name a second run to compare with",
+                run_dir.display(),
+                names.len()
+            )
+        }),
+    }
+}
+
+pub fn run(args: CompareArgs) -> Result<ExitCode> {
+    let run_b = args.run_b.clone().unwrap_or_else(|| args.run_a.clone());
+    let same_run = args.run_b.is_none();
+    let a_name = pick(&args.run_a, args.compiler_a.as_deref(), 0)?;
+    let b_name = pick(&run_b, args.compiler_b.as_deref(), usize::from(same_run))?;
+    if same_run && a_name == b_name {
+        bail!("comparing {a_name} with itself: name two compilers or two runs");
+    }
+    let a: fit::CostModel = read_json(&args.run_a.join(model_file(&a_name)))?;
+    let b: fit::CostModel = read_json(&run_b.join(model_file(&b_name)))?;
+    let label = |dir: &Path, name: &str| {
+        if same_run {
+            name.to_string()
+        } else {
+            format!("{} [{name}]", dir.display())
+        }
+    };
+    let cmp = compare_models(
+        (&label(&args.run_a, &a_name), &a),
+        (&label(&run_b, &b_name), &b),
+        args.method,
+        args.threshold,
+        args.floor,
+    );
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&cmp)?);
+    } else {
+        println!(
+            "{:<14} {:>9} {:>9} {:>7} {:>17} {:>8}  Verdict",
+            "Construct", "A ns", "B ns", "B/A", "95% CI", "Change"
+        );
+        for c in &cmp.constructs {
+            let flag = if c.regression { "  << regression" } else { "" };
+            println!(
+                "{:<14} {:>9.3} {:>9.3} {:>7.3} {:>8.3} .. {:<6.3} {:>+7.1}%  {}{flag}",
+                c.construct,
+                c.a_ns,
+                c.b_ns,
+                c.ratio,
+                c.ratio_ci.0,
+                c.ratio_ci.1,
+                c.change_pct,
+                c.verdict.label()
+            );
+        }
+        println!("{}", cmp.summary());
+    }
+    let page = run_b.join("report").join(format!(
+        "compare-{}-vs-{}.html",
+        harness::bench::sanitize(&b_name),
+        harness::bench::sanitize(&a_name)
+    ));
+    std::fs::create_dir_all(page.parent().expect("page has a directory"))?;
+    reports::pages::write_compare_page(&cmp, &page)?;
+    eprintln!("comparison page: {}", page.display());
+    Ok(if cmp.regressions().is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
