@@ -3,6 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
+# Headless Chromium checks that the HTML report renders without console errors.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 \
+    || echo "test.sh: could not install chromium; the browser check will skip" >&2
+fi
 # A second, older compiler unpacked from Debian's archive for the two-compiler tests.
 MLCOST_OLD_OCAMLOPT="$(scripts/fetch-old-ocaml.sh)"
 export MLCOST_OLD_OCAMLOPT

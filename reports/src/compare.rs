@@ -140,7 +140,8 @@ pub fn compare_models(
                 a_ci,
                 b_ns: kb.estimate,
                 b_ci,
-                ratio: kb.estimate / ka.estimate,
+                // Against max(|A|, floor): finite even when A is (near) zero.
+                ratio: kb.estimate / reference,
                 ratio_ci: (1.0 + lo / reference, 1.0 + hi / reference),
                 change_pct,
                 regression: verdict == Verdict::Slower && change_pct > threshold_pct,

@@ -45,7 +45,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let plan = BenchPlan {
         programs,
         compilers: args.measure.compilers()?,
-        layouts: args.measure.layouts,
+        layouts: args.measure.layouts_or(4),
         sampling: args.measure.sampling(std::time::Duration::from_secs(1))?,
         cpu: args
             .measure

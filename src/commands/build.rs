@@ -67,7 +67,7 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
     let outcome = run_build(
         &args.suite,
         &compilers,
-        args.measure.layouts,
+        args.measure.layouts_or(4),
         args.measure.timeout,
     )?;
     let verified = outcome
@@ -80,7 +80,7 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
         "{verified}/{} programs built and verified with {} compiler(s) × {} layouts; counts in {}",
         outcome.manifest.programs.len(),
         compilers.len(),
-        args.measure.layouts,
+        args.measure.layouts_or(4),
         args.suite.join(training_gen::suite::COUNTS_FILE).display()
     );
     for failure in &outcome.failures {

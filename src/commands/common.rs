@@ -15,6 +15,14 @@ pub struct MeasureArgs {
     /// Flags passed to every compiler.
     #[arg(long, default_value = "-inline 0", allow_hyphen_values = true)]
     pub flags: String,
+    /// Flags of one compiler instead of --flags, as NAME=FLAGS (repeatable), e.g.
+    /// --compiler-flags "afl=-inline 0 -afl-instrument".
+    #[arg(
+        long = "compiler-flags",
+        value_name = "NAME=FLAGS",
+        allow_hyphen_values = true
+    )]
+    pub compiler_flags: Vec<String>,
     /// Sampling time per (program, size, layout), e.g. 1s, 500ms [default: 1s for bench,
     /// 250ms for suite, 40ms for suite --quick].
     #[arg(long, value_parser = humantime::parse_duration)]
@@ -25,9 +33,10 @@ pub struct MeasureArgs {
     /// Growth factor of successive batch sizes (Core_bench: a few percent).
     #[arg(long, default_value_t = 1.05)]
     pub growth: f64,
-    /// Code-layout variants built and measured per program (DESIGN.md).
-    #[arg(long, default_value_t = 4)]
-    pub layouts: u32,
+    /// Code-layout variants built and measured per program (DESIGN.md) [default: 4; 2 for
+    /// suite --quick].
+    #[arg(long)]
+    pub layouts: Option<u32>,
     /// Kill a binary that does not answer within this time.
     #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
     pub timeout: Duration,
@@ -41,7 +50,7 @@ impl MeasureArgs {
         if self.growth <= 1.0 {
             bail!("--growth must be above 1 (got {})", self.growth);
         }
-        if self.layouts == 0 {
+        if self.layouts == Some(0) {
             bail!("--layouts must be at least 1");
         }
         if !(0.0..1.0).contains(&self.target_ci) {
@@ -59,8 +68,23 @@ impl MeasureArgs {
         })
     }
 
+    /// Layout variants: the user's, or this command's default.
+    pub fn layouts_or(&self, default: u32) -> u32 {
+        self.layouts.unwrap_or(default)
+    }
+
     pub fn compilers(&self) -> Result<Vec<CompilerSetup>> {
         let flags: Vec<String> = self.flags.split_whitespace().map(str::to_string).collect();
+        let mut own_flags = std::collections::BTreeMap::new();
+        for spec in &self.compiler_flags {
+            let Some((name, f)) = spec.split_once('=') else {
+                bail!("--compiler-flags takes NAME=FLAGS, got {spec:?}");
+            };
+            own_flags.insert(
+                name.to_string(),
+                f.split_whitespace().map(str::to_string).collect::<Vec<_>>(),
+            );
+        }
         let specs: Vec<(Option<&str>, Option<PathBuf>)> = if self.compilers.is_empty() {
             vec![(None, None)]
         } else {
@@ -82,10 +106,13 @@ impl MeasureArgs {
                     compiler.path.display()
                 );
             }
-            setups.push(CompilerSetup {
-                compiler,
-                flags: flags.clone(),
-            });
+            let flags = own_flags
+                .remove(&compiler.name)
+                .unwrap_or_else(|| flags.clone());
+            setups.push(CompilerSetup { compiler, flags });
+        }
+        if let Some(name) = own_flags.keys().next() {
+            bail!("--compiler-flags names {name:?}, which is not one of the --compiler names");
         }
         Ok(setups)
     }

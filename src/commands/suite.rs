@@ -31,6 +31,9 @@ pub struct SuiteArgs {
     /// Your own templates, rendered beside the built-in ones.
     #[arg(long)]
     pub templates: Option<PathBuf>,
+    /// Only the templates of --templates, not the built-in ones.
+    #[arg(long, requires = "templates")]
+    pub no_builtin: bool,
     /// Your own control programs instead of the built-in corpus.
     #[arg(long)]
     pub controls: Option<PathBuf>,
@@ -46,6 +49,8 @@ pub struct SuiteArgs {
 struct SuiteSettings {
     quick: bool,
     templates: Option<PathBuf>,
+    #[serde(default)]
+    no_builtin: bool,
     controls: Option<PathBuf>,
     /// Sizes measured per training program (all of the template's when absent).
     training_sizes: Option<usize>,
@@ -138,12 +143,21 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         };
         let settings = SuiteSettings {
             quick: args.quick,
-            templates: args.templates.clone(),
-            controls: args.controls.clone(),
+            templates: args
+                .templates
+                .as_deref()
+                .map(std::path::absolute)
+                .transpose()?,
+            no_builtin: args.no_builtin,
+            controls: args
+                .controls
+                .as_deref()
+                .map(std::path::absolute)
+                .transpose()?,
             training_sizes: args.quick.then_some(4),
             control_sizes: args.quick.then_some(3),
         };
-        let layouts = if args.quick { 2 } else { args.measure.layouts };
+        let layouts = args.measure.layouts_or(if args.quick { 2 } else { 4 });
         (
             settings,
             args.measure.compilers()?,
@@ -172,7 +186,7 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
             let outcome = training_gen::generate(
                 &run_dir,
                 settings.templates.as_deref(),
-                true,
+                !settings.no_builtin,
                 &RenderContext {
                     ocaml_version: first.version.clone(),
                     word_size: first.word_bytes() * 8,
@@ -231,6 +245,7 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         &ValidateRequest {
             run_dir: &run_dir,
             controls: settings.controls.as_deref(),
+            main: true,
             only: Vec::new(),
             resume: true,
             max_sizes: settings.control_sizes,

@@ -27,19 +27,23 @@ pub struct ValidateArgs {
 pub struct ValidateRequest<'a> {
     pub run_dir: &'a Path,
     pub controls: Option<&'a Path>,
+    /// The suite's own validation: `validation.json` and `controls/` whatever the corpus.
+    pub main: bool,
     pub only: Vec<String>,
     pub resume: bool,
     pub max_sizes: Option<usize>,
 }
 
-/// Validates every compiler's model of a run; writes `validation-<compiler>.json` (and
-/// `validation.json` for the first compiler when the built-in controls are used).
+/// Validates every compiler's model of a run; writes `validation-<compiler>.json` and, for the
+/// first compiler, `validation.json` — tagged with the directory's name instead when a user's
+/// own corpus is validated against an existing run.
 pub fn validate_run(
     req: &ValidateRequest,
     progress: &mut BarProgress,
 ) -> Result<Vec<(String, Validation)>> {
     let run = require_run_dir(req.run_dir)?;
     let (controls, tag) = match req.controls {
+        Some(dir) if req.main => (dir.to_path_buf(), String::new()),
         Some(dir) => (
             dir.to_path_buf(),
             format!(
@@ -127,6 +131,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
         &ValidateRequest {
             run_dir: &args.run_dir,
             controls: args.controls.as_deref(),
+            main: args.controls.is_none(),
             only: args.only.clone(),
             resume: args.resume,
             max_sizes: None,

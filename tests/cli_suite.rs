@@ -1,0 +1,389 @@
+//! The whole pipeline as a user runs it, on a small real suite (a few built-in templates and
+//! a few control programs) so that it fits in a test: `suite --quick` end to end, resuming a
+//! killed run, a broken control, history, and `compare` on a re-run, on a slowed-down
+//! compiler and on two real OCaml releases.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const TEMPLATES: [&str; 7] = [
+    "base",
+    "fapp",
+    "fintadd",
+    "cons",
+    "intsub",
+    "intcondeq",
+    "tailapp",
+];
+
+fn mlcost(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mlcost"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("mlcost runs")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A workspace with a few built-in templates and three control programs, one of them broken.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let templates = dir.path().join("templates");
+    std::fs::create_dir_all(&templates).unwrap();
+    let builtin = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+    for name in TEMPLATES {
+        let file = format!("{name}.ml.tera");
+        std::fs::copy(builtin.join(&file), templates.join(&file)).unwrap();
+    }
+    let controls = dir.path().join("controls");
+    std::fs::create_dir_all(&controls).unwrap();
+    std::fs::write(
+        controls.join("sum.ml"),
+        "(* mlcost-control\n   description: non-tail sum\n   sizes: 1000 4000 16000\n   pair: sums\n*)\n\
+         let rec sum n = if n = 0 then 0 else n + sum (n - 1)\nlet input n = n\nlet run n = sum n\n",
+    )
+    .unwrap();
+    std::fs::write(
+        controls.join("sum_tr.ml"),
+        "(* mlcost-control\n   description: tail-recursive sum\n   sizes: 1000 4000 16000\n   pair: sums\n*)\n\
+         let rec go n acc = if n = 0 then acc else go (n - 1) (acc + n)\nlet input n = n\nlet run n = go n 0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        controls.join("broken.ml"),
+        "(* mlcost-control\n   description: does not parse\n   sizes: 10\n*)\nlet input n = n\nlet run n = (n +\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn suite_args<'a>(run: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "suite",
+        "--quick",
+        "--templates",
+        "templates",
+        "--no-builtin",
+        "--controls",
+        "controls",
+        "--out",
+        run,
+        "--history",
+        "history.sqlite",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+fn read(path: PathBuf) -> serde_json::Value {
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
+    let ws = workspace();
+    let out = mlcost(&suite_args("run1", &[]), ws.path());
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    let run = ws.path().join("run1");
+    for file in [
+        "manifest.json",
+        "samples.jsonl",
+        "estimates.json",
+        "counts.json",
+        "model.json",
+        "validation.json",
+        "report/index.html",
+    ] {
+        assert!(run.join(file).is_file(), "{file} missing\n{all}");
+    }
+    assert!(
+        all.trim_end().ends_with(&format!(
+            "report: {}",
+            run.join("report/index.html").display()
+        )) || all.contains("report: "),
+        "{all}"
+    );
+    let validation = read(run.join("validation.json"));
+    for method in ["ls", "l1", "nnls"] {
+        let e = validation["summary"][method]["no_gc"]
+            .as_f64()
+            .unwrap_or(f64::NAN);
+        assert!(
+            e.is_finite() && e >= 0.0,
+            "{method}: {}",
+            validation["summary"]
+        );
+    }
+    assert!(validation["summary"]["layout_spread_pct"]
+        .as_f64()
+        .unwrap()
+        .is_finite());
+    let skipped = validation["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert_eq!(skipped[0]["program"], "broken");
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("broken.ml:"),
+        "{skipped:?}"
+    );
+    assert!(!validation["pairs"].as_array().unwrap().is_empty());
+    let model = read(run.join("model.json"));
+    assert_eq!(
+        model["memory_bytes"]["Cons"], 24,
+        "{}",
+        model["memory_bytes"]
+    );
+    report_opens_in_chromium(&run.join("report/index.html"));
+
+    // A re-run with the same compiler: compare must find (almost) nothing.
+    let out = mlcost(&suite_args("run2", &[]), ws.path());
+    assert!(out.status.success(), "{}", text(&out));
+    let out = mlcost(&["compare", "run1", "run2", "--json"], ws.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let changes = cmp["constructs"].as_array().unwrap();
+    let alarms = changes
+        .iter()
+        .filter(|c| c["verdict"] == "slower" || c["verdict"] == "faster")
+        .count();
+    eprintln!(
+        "re-run comparison: {alarms} significant changes among {} constructs",
+        changes.len()
+    );
+    assert!(
+        alarms <= 1,
+        "{}",
+        serde_json::to_string_pretty(&cmp).unwrap()
+    );
+    let out = mlcost(&["compare", "run1", "run1"], ws.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+
+    let out = mlcost(
+        &[
+            "history",
+            "--db",
+            "history.sqlite",
+            "--construct",
+            "FunApp",
+            "--json",
+        ],
+        ws.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let points: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(points.as_array().unwrap().len(), 2, "{points}");
+    assert!(ws.path().join("trend.html").is_file());
+}
+
+#[test]
+fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
+    let ws = workspace();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mlcost"))
+        .args(suite_args("run", &[]))
+        .current_dir(ws.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let samples = ws.path().join("run/samples.jsonl");
+    let started = Instant::now();
+    let lines = |p: &Path| {
+        std::fs::read_to_string(p)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    while lines(&samples) < 150 && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = std::fs::read_to_string(&samples).unwrap();
+    let k = before.lines().count();
+    assert!(k >= 150, "only {k} samples before the kill");
+    let points_before =
+        std::fs::read_to_string(ws.path().join("run/points.jsonl")).unwrap_or_default();
+
+    let out = mlcost(
+        &["suite", "--resume", "run", "--history", "history.sqlite"],
+        ws.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let after = std::fs::read_to_string(&samples).unwrap();
+    assert!(
+        after.starts_with(before.trim_end_matches(|c| c != '\n')),
+        "the original samples were rewritten"
+    );
+    // Points finished before the kill were not measured again.
+    let points_after = std::fs::read_to_string(ws.path().join("run/points.jsonl")).unwrap();
+    for line in points_before.lines() {
+        assert_eq!(
+            points_after.matches(line).count(),
+            1,
+            "{line} measured twice"
+        );
+    }
+    let estimates = read(ws.path().join("run/estimates.json"));
+    let manifest = read(ws.path().join("run/manifest.json"));
+    let expected: usize = manifest["programs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["sizes"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(estimates.as_array().unwrap().len(), expected);
+}
+
+#[test]
+fn compare_fails_on_a_compiler_that_instruments_every_branch() {
+    let ws = workspace();
+    let out = mlcost(
+        &suite_args(
+            "afl",
+            &[
+                "--compiler",
+                "plain=ocamlopt",
+                "--compiler",
+                "afl=ocamlopt",
+                "--compiler-flags",
+                "afl=-inline 0 -afl-instrument",
+                // Four layouts and longer quotas than --quick: intervals a nightly job would have.
+                "--layouts",
+                "4",
+                "--quota",
+                "150ms",
+            ],
+        ),
+        ws.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let out = mlcost(&["compare", "afl", "--threshold", "5"], ws.path());
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("REGRESSION"), "{all}");
+    assert!(ws
+        .path()
+        .join("afl/report/compare-afl-vs-plain.html")
+        .is_file());
+}
+
+#[test]
+fn two_real_ocaml_releases_in_one_run() {
+    let Some(old) = std::env::var_os("MLCOST_OLD_OCAMLOPT").filter(|p| !p.is_empty()) else {
+        eprintln!("skipped: MLCOST_OLD_OCAMLOPT is not set (test.sh fetches OCaml 4.11 from Debian's archive)");
+        return;
+    };
+    let ws = workspace();
+    let old = format!("4.11={}", old.to_string_lossy());
+    let out = mlcost(
+        &suite_args("two", &["--compiler", "4.13=ocamlopt", "--compiler", &old]),
+        ws.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let run = read(ws.path().join("two/run.json"));
+    let versions: Vec<&str> = run["compilers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(versions.len(), 2);
+    assert!(versions.contains(&"4.11.1"), "{versions:?}");
+    // Points are interleaved per (program, size): both compilers' samples alternate in the log.
+    let samples = std::fs::read_to_string(ws.path().join("two/samples.jsonl")).unwrap();
+    let compilers: Vec<String> = samples
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["compiler"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let switches = compilers.windows(2).filter(|w| w[0] != w[1]).count();
+    assert!(
+        switches > 10,
+        "compilers were not interleaved ({switches} switches)"
+    );
+    for file in ["model-4.13.json", "model-4.11.json", "validation-4.11.json"] {
+        assert!(ws.path().join("two").join(file).is_file(), "{file}");
+    }
+    let out = mlcost(&["compare", "two", "--json"], ws.path());
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out));
+    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!cmp["constructs"].as_array().unwrap().is_empty());
+}
+
+/// The report opens offline in headless Chromium without console errors, and what it shows
+/// includes the cost table and charts.
+fn report_opens_in_chromium(page: &Path) {
+    let Some(chromium) = ["chromium", "chromium-browser"].into_iter().find(|c| {
+        Command::new(c)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        eprintln!("skipped the browser check: no chromium (test.sh installs Debian's chromium)");
+        return;
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let shot = profile.path().join("report.png");
+    let url = format!("file://{}", page.display());
+    let run = |extra: &[&str]| {
+        Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--window-size=1400,2400",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .args(extra)
+            .arg(&url)
+            .output()
+            .expect("chromium runs")
+    };
+    let dom = run(&["--dump-dom"]);
+    let html = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        html.contains("Cost of each construct") && html.contains("FunApp"),
+        "no cost table in the rendered page"
+    );
+    assert!(
+        html.matches("<svg").count() >= 2,
+        "no charts in the rendered page"
+    );
+    let log = String::from_utf8_lossy(&dom.stderr);
+    let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+    let screenshot = run(&[&format!("--screenshot={}", shot.display())]);
+    assert!(
+        screenshot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&screenshot.stderr)
+    );
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 50_000,
+        "screenshot of {} bytes",
+        png.len()
+    );
+}
