@@ -5,5 +5,4 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
-cargo build --release --quiet
-exec target/release/mlcost suite "$@"
+exec cargo run --release --quiet -- suite "$@"
