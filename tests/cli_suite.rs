@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const TEMPLATES: [&str; 7] = [
+const TEMPLATES: [&str; 8] = [
     "base",
     "fapp",
     "fintadd",
     "cons",
+    "fundef",
     "intsub",
     "intcondeq",
     "tailapp",
@@ -139,12 +140,18 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
         "{skipped:?}"
     );
     assert!(!validation["pairs"].as_array().unwrap().is_empty());
+    // Issue 5's real check: bytes per construct are exact integers learned from real runs.
     let model = read(run.join("model.json"));
+    let bytes = &model["memory_bytes"];
     assert_eq!(
-        model["memory_bytes"]["Cons"], 24,
-        "{}",
-        model["memory_bytes"]
+        (&bytes["Cons"], &bytes["FunDef"], &bytes["Closure"]),
+        (&24.into(), &24.into(), &8.into()),
+        "{bytes}"
     );
+    let residual = model["memory_fit"]["max_abs_rounding_residual"]
+        .as_f64()
+        .unwrap();
+    assert!(residual < 0.05, "{}", model["memory_fit"]);
     report_opens_in_chromium(&run.join("report/index.html"));
 
     // A re-run with the same compiler: compare must find (almost) nothing.

@@ -1,19 +1,20 @@
-//! The cost-semantics interpreter: a big-step evaluator over the compiled IR that counts every
-//! construct as it runs (`V ⊢ e ⇓ v | counts`).
+//! The cost-semantics machine: the state the compiled closures of [`crate::exec`] run on,
+//! and the calling convention (`V ⊢ e ⇓ v | counts`, counting every construct as it runs).
 //!
 //! Frames live on one value stack: a call pushes its arguments, then the callee's locals, and
 //! pops them on return, so no environment is ever copied and variables are plain indexed
-//! loads. A tail call reuses its caller's frame in a loop (a trampoline), so tail-recursive
-//! programs run in constant Rust stack however long they loop. Non-tail recursion uses the
-//! Rust stack of the evaluation thread (which has a large stack, see [`crate::program`]);
-//! before that stack runs out, the interpreter stops with "recursion too deep".
+//! loads. A tail call does not call: the closure in tail position leaves a [`PendingCall`]
+//! in the machine, and the function's loop in [`Machine::invoke`] makes it in place of the
+//! caller's frame (a trampoline), so tail-recursive programs run in constant Rust stack
+//! however long they loop. Non-tail recursion uses the Rust stack of the evaluation thread
+//! (which has a large stack, see [`crate::program`]); before that stack runs out, the
+//! interpreter stops with "recursion too deep".
 //!
-//! The hot paths (variable loads, integer operations, calls) are handled inline; allocation,
-//! pattern matching and the other operations live in [`crate::eval_data`], out of the hot
-//! functions' stack frames, which keeps each level of OCaml recursion small on the Rust stack.
+//! Pattern matching, data and the less common operations live in [`crate::eval_data`].
 
 use crate::ast::Pos;
 use crate::catalogue::{Counter, COUNTER_COUNT};
+use crate::exec::{ExecItem, Executable};
 use crate::ir::*;
 use crate::types::EXN_MATCH_FAILURE;
 use crate::value::*;
@@ -27,38 +28,62 @@ pub(crate) enum Unwind {
     Fatal { pos: Pos, message: String },
 }
 
-pub(crate) type R<T> = Result<T, Box<Unwind>>;
+/// Evaluation was interrupted: the [`Unwind`] is in [`Machine::unwind`]. Keeping the error
+/// out of the result type keeps `R<Value>` a pair of registers (see [`Value`]).
+#[derive(Debug)]
+pub(crate) struct Thrown;
 
-/// The result of evaluating an expression in tail position: a value, or a call for the
-/// enclosing function's trampoline to make in place of returning (its arguments are the
-/// `nargs` values on top of the stack).
-pub(crate) enum Tail {
-    Value(Value),
-    Call {
-        callee: Callee,
-        nargs: usize,
-        known: bool,
-    },
+pub(crate) type R<T> = Result<T, Thrown>;
+
+/// A call in tail position, left for the enclosing function's loop to make in place of
+/// returning; its arguments are the `nargs` values on top of the stack. Its fields are set
+/// and read one by one: copied whole, it would be written in pieces and read back at once,
+/// which stalls (see [`Value`]).
+pub(crate) struct PendingCall {
+    pub kind: CalleeKind,
+    /// The function, for a callee named statically.
+    pub fun: FunId,
+    /// The function value, for a callee that is not (`UNIT` otherwise).
+    pub value: Value,
+    pub nargs: usize,
+    pub known: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CalleeKind {
+    /// No call is pending.
+    None,
+    Closed,
+    Sibling,
+    Value,
 }
 
 /// The function of a call: a closed function named statically (no value needs to be built),
 /// or a function value.
 pub(crate) enum Callee {
     Closed(FunId),
+    /// A member of the running closure's recursive group: it runs in the same environment.
+    Sibling(FunId),
     Value(Value),
 }
 
 pub(crate) struct Machine<'p> {
-    pub(crate) prog: &'p Compiled,
+    pub(crate) prog: &'p Executable,
     pub(crate) file: Rc<String>,
     pub(crate) stack: Vec<Value>,
     pub(crate) base: usize,
     /// Environment of the running closure (closed functions leave it untouched: they never
     /// read it).
     pub(crate) env: Rc<Vec<Value>>,
-    pub(crate) empty_env: Rc<Vec<Value>>,
     pub(crate) statics: Vec<Value>,
+    /// The value of each function as a static closure (used for the closed ones only).
+    pub(crate) closed: Vec<Value>,
     pub(crate) counts: [u64; COUNTER_COUNT],
+    /// Set by a closure in tail position instead of calling (see [`PendingCall`]); only ever
+    /// set on the way out of a function body, and consumed by its loop.
+    pub(crate) pending: PendingCall,
+    /// What interrupted evaluation, while a [`Thrown`] propagates.
+    unwind: Option<Unwind>,
     /// Lowest stack address recursion may reach (the evaluation thread's stack grows down).
     stack_limit: usize,
 }
@@ -72,7 +97,7 @@ fn stack_address() -> usize {
 fn materialize(v: &StaticValue) -> Value {
     match v {
         StaticValue::Imm(i) => Value::Int(*i),
-        StaticValue::Float(f) => Value::Float(*f),
+        StaticValue::Float(f) => Value::of_float(*f),
         StaticValue::Str(s) => Value::Str(Rc::new(s.to_string())),
         StaticValue::Block { tag, fields } => Value::Block(Rc::new(Block {
             tag: *tag,
@@ -94,7 +119,7 @@ fn materialize(v: &StaticValue) -> Value {
 impl<'p> Machine<'p> {
     /// A machine for `prog`; `stack_budget` is how many bytes of the current thread's stack
     /// recursion may use.
-    pub(crate) fn new(prog: &'p Compiled, file: &str, stack_budget: usize) -> Self {
+    pub(crate) fn new(prog: &'p Executable, file: &str, stack_budget: usize) -> Self {
         let empty_env = Rc::new(Vec::new());
         Machine {
             prog,
@@ -102,9 +127,19 @@ impl<'p> Machine<'p> {
             stack: Vec::with_capacity(1 << 16),
             base: 0,
             env: empty_env.clone(),
-            empty_env,
             statics: prog.statics.iter().map(materialize).collect(),
+            closed: (0..prog.funs.len() as FunId)
+                .map(|fid| Value::fun(fid, empty_env.clone()))
+                .collect(),
             counts: [0; COUNTER_COUNT],
+            pending: PendingCall {
+                kind: CalleeKind::None,
+                fun: 0,
+                value: UNIT,
+                nargs: 0,
+                known: false,
+            },
+            unwind: None,
             stack_limit: stack_address().saturating_sub(stack_budget),
         }
     }
@@ -122,7 +157,7 @@ impl<'p> Machine<'p> {
     #[inline(always)]
     pub(crate) fn set_local(&mut self, slot: Slot, v: Value) {
         let i = self.base + slot as usize;
-        self.stack[i] = v;
+        std::mem::replace(&mut self.stack[i], v).release();
     }
 
     #[inline(always)]
@@ -130,15 +165,38 @@ impl<'p> Machine<'p> {
         self.stack[self.base + slot as usize].clone()
     }
 
-    pub(crate) fn raise(&self, id: u32, args: Vec<Value>, pos: Pos) -> Box<Unwind> {
+    /// A local read in place (no reference count taken), for immediates.
+    #[inline(always)]
+    pub(crate) fn local_ref(&self, slot: Slot) -> &Value {
+        &self.stack[self.base + slot as usize]
+    }
+
+    /// Interrupts evaluation with `unwind`.
+    #[cold]
+    pub(crate) fn throw(&mut self, unwind: Unwind) -> Thrown {
+        self.unwind = Some(unwind);
+        Thrown
+    }
+
+    /// What interrupted evaluation (after a [`Thrown`]).
+    pub(crate) fn take_unwind(&mut self) -> Unwind {
+        self.unwind
+            .take()
+            .expect("a Thrown comes with its unwind in the machine")
+    }
+
+    /// Raises the exception `id` with `args`.
+    #[cold]
+    pub(crate) fn raise(&mut self, id: u32, args: Vec<Value>, pos: Pos) -> Thrown {
         let value = Value::Exn(Rc::new(ExnValue {
             id,
             args: args.into(),
         }));
-        Box::new(Unwind::Exn { value, pos })
+        self.throw(Unwind::Exn { value, pos })
     }
 
-    pub(crate) fn match_failure(&self, pos: Pos) -> Box<Unwind> {
+    #[cold]
+    pub(crate) fn match_failure(&mut self, pos: Pos) -> Thrown {
         let location = Value::Block(Rc::new(Block {
             tag: 0,
             fields: Box::new([
@@ -161,18 +219,18 @@ impl<'p> Machine<'p> {
         self.stack[slot as usize].clone()
     }
 
-    pub(crate) fn run_item(&mut self, item: &'p TopItem) -> R<Option<Value>> {
+    pub(crate) fn run_item(&mut self, item: &'p ExecItem) -> R<Option<Value>> {
         match item {
-            TopItem::Let(binder, value, counter) => {
-                let v = self.eval(value)?;
+            ExecItem::Let(binder, value, counter) => {
+                let v = value(self)?;
                 self.bind(binder, v, *counter)?;
                 Ok(None)
             }
-            TopItem::LetRec(group) => {
+            ExecItem::LetRec(group) => {
                 self.rec_group(group)?;
                 Ok(None)
             }
-            TopItem::Expr(code) => self.eval(code).map(Some),
+            ExecItem::Expr(code) => code(self).map(Some),
         }
     }
 
@@ -183,191 +241,24 @@ impl<'p> Machine<'p> {
         let n = args.len();
         self.stack.extend(args);
         match f {
-            Value::Fun(env, fid) if self.prog.funs[fid as usize].arity as usize == n => {
-                self.invoke(Some(env), fid, argbase)
+            Value::Fun(f) if self.prog.funs[f.fun as usize].arity as usize == n => {
+                self.invoke(Some(f.env.clone()), f.fun, argbase)
             }
             other => self.apply(other, argbase, n, false, false),
         }
     }
 
-    /// Evaluates `code`, with variable loads and constants handled without a call.
-    #[inline(always)]
-    pub(crate) fn eval_fast(&mut self, code: &'p Code) -> R<Value> {
-        match code {
-            Code::Local(s) => Ok(self.local(*s)),
-            Code::Imm(i) => Ok(Value::Int(*i)),
-            _ => self.eval(code),
-        }
-    }
-
-    /// Evaluates arguments right to left onto the stack; returns where they start.
-    #[inline(always)]
-    fn push_args(&mut self, args: &'p [Code]) -> R<usize> {
-        let argbase = self.stack.len();
-        // Every evaluation leaves the stack as it found it, so each value can be pushed as
-        // soon as it is computed; the right-to-left order is then undone by a reversal.
-        for a in args.iter().rev() {
-            let v = self.eval_fast(a)?;
-            self.stack.push(v);
-        }
-        if args.len() > 1 {
-            self.stack[argbase..].reverse();
-        }
-        Ok(argbase)
-    }
-
-    /// The callee of an application: statically closed functions need no value.
-    #[inline(always)]
-    fn callee(&mut self, func: &'p Code) -> R<Callee> {
-        match func {
-            Code::ClosedFun(fid) => Ok(Callee::Closed(*fid)),
-            other => Ok(Callee::Value(self.eval_fast(other)?)),
-        }
-    }
-
-    fn callee_value(&self, callee: Callee) -> Value {
+    pub(crate) fn callee_value(&self, callee: Callee) -> Value {
         match callee {
-            Callee::Closed(fid) => Value::Fun(self.empty_env.clone(), fid),
+            Callee::Closed(fid) => self.closed[fid as usize].clone(),
+            Callee::Sibling(fid) => Value::fun(fid, self.env.clone()),
             Callee::Value(v) => v,
-        }
-    }
-
-    pub(crate) fn eval(&mut self, code: &'p Code) -> R<Value> {
-        match code {
-            Code::Imm(i) => Ok(Value::Int(*i)),
-            Code::Local(s) => Ok(self.local(*s)),
-            Code::Env(i) => Ok(self.env[*i as usize].clone()),
-            Code::Global(s) => Ok(self.stack[*s as usize].clone()),
-            Code::Static(id) => Ok(self.statics[*id as usize].clone()),
-            Code::Sibling(f) => Ok(Value::Fun(self.env.clone(), *f)),
-            Code::ClosedFun(f) => Ok(Value::Fun(self.empty_env.clone(), *f)),
-            Code::Op2(n) => {
-                let b = self.eval_fast(&n.rhs)?;
-                let a = self.eval_fast(&n.lhs)?;
-                // The commonest integer operations inline; the rest out of line.
-                if let (Value::Int(x), Value::Int(y)) = (&a, &b) {
-                    let (x, y) = (*x, *y);
-                    let result = match n.op {
-                        Op2::Add => Some(Value::Int(wrap63(x.wrapping_add(y)))),
-                        Op2::Sub => Some(Value::Int(wrap63(x.wrapping_sub(y)))),
-                        Op2::IntEq => Some(Value::Int(i64::from(x == y))),
-                        Op2::IntLt => Some(Value::Int(i64::from(x < y))),
-                        Op2::IntGt => Some(Value::Int(i64::from(x > y))),
-                        _ => None,
-                    };
-                    if let Some(v) = result {
-                        self.count(n.op.counter());
-                        return Ok(v);
-                    }
-                }
-                self.op2(n, a, b)
-            }
-            Code::Op1(op, a) => {
-                let v = self.eval_fast(a)?;
-                Ok(self.op1(*op, v))
-            }
-            Code::App(app) if !app.tail => {
-                let argbase = self.push_args(&app.args)?;
-                let n = app.args.len();
-                if let Code::ClosedFun(fid) = app.func {
-                    if self.prog.funs[fid as usize].arity as usize == n {
-                        self.count(Counter::FunApp);
-                        return self.invoke(None, fid, argbase);
-                    }
-                }
-                let f = self.eval_fast(&app.func)?;
-                self.apply(f, argbase, n, false, app.known)
-            }
-            Code::MakeClosure(_)
-            | Code::Tuple(_)
-            | Code::Cons(_)
-            | Code::List(_)
-            | Code::Block(..)
-            | Code::Exn(..)
-            | Code::Raise(..) => self.construct(code),
-            _ => self.eval_control(code),
-        }
-    }
-
-    /// Evaluates `code` in tail position: control flow passes tail position on to its
-    /// branches (iteratively: nested `if`/`let`/`match` use no Rust stack), and a tail-tagged
-    /// application becomes a [`Tail::Call`]. Inlined into the call loop of [`Self::invoke`].
-    #[inline(always)]
-    pub(crate) fn eval_tail(&mut self, mut code: &'p Code) -> R<Tail> {
-        loop {
-            match code {
-                Code::Local(s) => return Ok(Tail::Value(self.local(*s))),
-                Code::Imm(i) => return Ok(Tail::Value(Value::Int(*i))),
-                Code::App(app) if app.tail => {
-                    self.push_args(&app.args)?;
-                    let callee = self.callee(&app.func)?;
-                    return Ok(Tail::Call {
-                        callee,
-                        nargs: app.args.len(),
-                        known: app.known,
-                    });
-                }
-                Code::If(b) => {
-                    let c = self.eval_fast(&b.0)?.bool();
-                    code = if c { &b.1 } else { &b.2 };
-                }
-                Code::Let(l) => {
-                    let v = self.eval_fast(&l.value)?;
-                    self.bind(&l.binder, v, l.counter)?;
-                    code = &l.body;
-                }
-                Code::Seq(b) => {
-                    self.eval(&b.0)?;
-                    code = &b.1;
-                }
-                Code::And(b) => {
-                    self.count(Counter::BoolAnd);
-                    if !self.eval_fast(&b.0)?.bool() {
-                        return Ok(Tail::Value(Value::Int(0)));
-                    }
-                    code = &b.1;
-                }
-                Code::Or(b) => {
-                    self.count(Counter::BoolOr);
-                    if self.eval_fast(&b.0)?.bool() {
-                        return Ok(Tail::Value(Value::Int(1)));
-                    }
-                    code = &b.1;
-                }
-                Code::Match(m) => code = self.select_arm(m)?,
-                Code::MatchTuple(m) => code = self.select_tuple_arm(m)?,
-                Code::Try(t) => return self.eval_try(t),
-                Code::LetRec(b) => {
-                    self.rec_group(&b.0)?;
-                    code = &b.1;
-                }
-                _ => return Ok(Tail::Value(self.eval(code)?)),
-            }
-        }
-    }
-
-    /// Control flow met outside tail position (kept out of [`Self::eval`]'s frame).
-    #[inline(never)]
-    fn eval_control(&mut self, code: &'p Code) -> R<Value> {
-        match self.eval_tail(code)? {
-            Tail::Value(v) => Ok(v),
-            // Only reachable for a tail-tagged call outside a function body, which the tail
-            // pass never produces; calling it is still the right meaning.
-            Tail::Call {
-                callee,
-                nargs,
-                known,
-            } => {
-                let argbase = self.stack.len() - nargs;
-                let f = self.callee_value(callee);
-                self.apply(f, argbase, nargs, true, known)
-            }
         }
     }
 
     pub(crate) fn bind(
         &mut self,
-        binder: &'p Binder,
+        binder: &Binder,
         value: Value,
         counter: Option<Counter>,
     ) -> R<()> {
@@ -403,7 +294,8 @@ impl<'p> Machine<'p> {
             Counter::FunApp
         };
         match f {
-            Value::Fun(env, fid) => {
+            Value::Fun(f) => {
+                let (env, fid) = (f.env.clone(), f.fun);
                 let arity = self.prog.funs[fid as usize].arity as usize;
                 match n.cmp(&arity) {
                     std::cmp::Ordering::Equal => {
@@ -479,7 +371,12 @@ impl<'p> Machine<'p> {
 
     /// Runs function `fid` on the arguments at `stack[argbase..]`, looping on its tail calls.
     /// `env` is the closure's environment (`None` for a statically closed function).
-    fn invoke(&mut self, env: Option<Rc<Vec<Value>>>, mut fid: FunId, argbase: usize) -> R<Value> {
+    pub(crate) fn invoke(
+        &mut self,
+        env: Option<Rc<Vec<Value>>>,
+        mut fid: FunId,
+        argbase: usize,
+    ) -> R<Value> {
         if stack_address() < self.stack_limit {
             return Err(self.too_deep(fid));
         }
@@ -498,16 +395,16 @@ impl<'p> Machine<'p> {
             if self.stack.len() < frame_end {
                 self.stack.resize(frame_end, UNIT);
             }
-            match self.eval_tail(&f.body) {
-                Ok(Tail::Value(v)) => break Ok(v),
-                Ok(Tail::Call {
-                    callee,
-                    nargs,
-                    known,
-                }) => match self.tail_call(callee, nargs, known, argbase, &mut saved_env) {
-                    Ok(next) => fid = next,
-                    Err(result) => break result,
-                },
+            match (f.body)(self) {
+                Ok(v) => {
+                    if self.pending.kind == CalleeKind::None {
+                        break Ok(v);
+                    }
+                    match self.tail_call(argbase, &mut saved_env) {
+                        Ok(next) => fid = next,
+                        Err(result) => break result,
+                    }
+                }
                 Err(e) => break Err(e),
             }
         };
@@ -519,33 +416,49 @@ impl<'p> Machine<'p> {
         result
     }
 
-    /// A tail call from the frame at `argbase`: moves the arguments into the frame and either
-    /// returns the function to loop into (`Ok`), or makes the call that cannot loop
-    /// (partial or over-application) and returns its result (`Err`).
+    /// Leaves a call for the running function's loop (see [`PendingCall`]); a callee that
+    /// is a value must be in `pending.value` already.
+    #[inline(always)]
+    pub(crate) fn leave_call(&mut self, kind: CalleeKind, fun: FunId, nargs: usize, known: bool) {
+        let p = &mut self.pending;
+        p.kind = kind;
+        p.fun = fun;
+        p.nargs = nargs;
+        p.known = known;
+    }
+
+    /// The pending tail call from the frame at `argbase`: moves the arguments into the frame
+    /// and either returns the function to loop into (`Ok`), or makes the call that cannot
+    /// loop (partial or over-application) and returns its result (`Err`).
     #[inline(never)]
     fn tail_call(
         &mut self,
-        callee: Callee,
-        nargs: usize,
-        known: bool,
         argbase: usize,
         saved_env: &mut Option<Rc<Vec<Value>>>,
     ) -> Result<FunId, R<Value>> {
+        let p = &mut self.pending;
+        let (nargs, known, fun) = (p.nargs, p.known, p.fun);
+        let callee = match std::mem::replace(&mut p.kind, CalleeKind::None) {
+            CalleeKind::Closed => Callee::Closed(fun),
+            CalleeKind::Sibling => Callee::Sibling(fun),
+            _ => Callee::Value(std::mem::replace(&mut p.value, UNIT)),
+        };
         let src = self.stack.len() - nargs;
         for i in 0..nargs {
             self.stack.swap(argbase + i, src + i);
         }
         self.pop_to(argbase + nargs);
         let next = match &callee {
-            Callee::Closed(next) | Callee::Value(Value::Fun(_, next)) => Some(*next),
+            Callee::Closed(next) | Callee::Sibling(next) => Some(*next),
+            Callee::Value(Value::Fun(f)) => Some(f.fun),
             Callee::Value(_) => None,
         };
         match next {
             Some(next) if self.prog.funs[next as usize].arity as usize == nargs => {
                 self.count(Counter::TailApp);
-                if let Callee::Value(Value::Fun(next_env, _)) = callee {
-                    if !next_env.is_empty() && !Rc::ptr_eq(&next_env, &self.env) {
-                        let previous = std::mem::replace(&mut self.env, next_env);
+                if let Callee::Value(Value::Fun(f)) = callee {
+                    if !f.env.is_empty() && !Rc::ptr_eq(&f.env, &self.env) {
+                        let previous = std::mem::replace(&mut self.env, f.env.clone());
                         saved_env.get_or_insert(previous);
                     }
                 }
@@ -560,26 +473,23 @@ impl<'p> Machine<'p> {
 
     /// Pops the stack down to `len`; immediates need no drop call.
     #[inline(always)]
-    fn pop_to(&mut self, len: usize) {
+    pub(crate) fn pop_to(&mut self, len: usize) {
         while self.stack.len() > len {
-            match self.stack.pop() {
-                Some(Value::Int(_) | Value::Float(_)) | None => {}
-                Some(other) => drop(other),
+            if let Some(v) = self.stack.pop() {
+                v.release();
             }
         }
     }
 
     #[cold]
-    fn too_deep(&self, fid: FunId) -> Box<Unwind> {
+    fn too_deep(&mut self, fid: FunId) -> Thrown {
         let f = &self.prog.funs[fid as usize];
         let message = format!(
             "recursion too deep: nested non-tail calls (the last into `{}`) exhaust the interpreter's {} MiB stack",
             f.name,
             crate::worker::EVAL_STACK >> 20
         );
-        Box::new(Unwind::Fatal {
-            pos: f.pos,
-            message,
-        })
+        let pos = f.pos;
+        self.throw(Unwind::Fatal { pos, message })
     }
 }

@@ -3,7 +3,8 @@
 use crate::ast::{Item, Pos};
 use crate::catalogue::{catalogue, Counter};
 use crate::error::SemanticsError;
-use crate::eval::{Machine, Unwind};
+use crate::eval::{Machine, Thrown, Unwind};
+use crate::exec::Executable;
 use crate::infer::{Checker, Typing};
 use crate::ir::{Compiled, Slot};
 use crate::parser::{ParseError, Parser};
@@ -34,7 +35,7 @@ pub struct CountResult {
 #[derive(Debug)]
 pub struct Program {
     file: String,
-    compiled: Arc<Compiled>,
+    compiled: Arc<Executable>,
     /// Global slots of `input` and `run` (absent for scripts).
     shape: Option<(Slot, Slot)>,
 }
@@ -77,19 +78,22 @@ impl Program {
         };
         self.on_eval_thread(move |m, program| {
             for item in &program.compiled.items {
-                m.run_item(item)
-                    .map_err(|u| program.unwind_error(*u, " (in a top-level definition)"))?;
+                m.run_item(item).map_err(|Thrown| {
+                    program.unwind_error(m.take_unwind(), " (in a top-level definition)")
+                })?;
             }
             let input_fn = m.global(input);
             let x = m
                 .call_from_driver(input_fn, vec![Value::Int(size)])
-                .map_err(|u| program.unwind_error(*u, &format!(" (in `input {size}`)")))?;
+                .map_err(|Thrown| {
+                    program.unwind_error(m.take_unwind(), &format!(" (in `input {size}`)"))
+                })?;
             m.counts = [0; crate::catalogue::COUNTER_COUNT];
             m.counts[Counter::Base as usize] = 1;
             let run_fn = m.global(run);
-            let result = m
-                .call_from_driver(run_fn, vec![x])
-                .map_err(|u| program.unwind_error(*u, &format!(" (in `run`, size {size})")))?;
+            let result = m.call_from_driver(run_fn, vec![x]).map_err(|Thrown| {
+                program.unwind_error(m.take_unwind(), &format!(" (in `run`, size {size})"))
+            })?;
             Ok(CountResult {
                 size,
                 counts: nonzero(&m.counts),
@@ -109,7 +113,10 @@ impl Program {
                 if i == compiled.prelude_items {
                     m.counts = [0; crate::catalogue::COUNTER_COUNT];
                 }
-                if let Some(v) = m.run_item(item).map_err(|u| program.unwind_error(*u, ""))? {
+                if let Some(v) = m
+                    .run_item(item)
+                    .map_err(|Thrown| program.unwind_error(m.take_unwind(), ""))?
+                {
                     last = v;
                 }
             }
@@ -159,7 +166,7 @@ impl Program {
 /// What an evaluation thread needs of a program.
 pub(crate) struct Shared {
     file: String,
-    compiled: Arc<Compiled>,
+    compiled: Arc<Executable>,
 }
 
 impl Shared {
@@ -295,7 +302,7 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
     };
     Ok(Program {
         file: file.into(),
-        compiled: Arc::new(compiled),
+        compiled: Arc::new(crate::exec::program(compiled)),
         shape,
     })
 }

@@ -46,7 +46,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         programs,
         compilers: args.measure.compilers()?,
         layouts: args.measure.layouts_or(4),
-        sampling: args.measure.sampling(std::time::Duration::from_secs(1))?,
+        sampling: args
+            .measure
+            .sampling(std::time::Duration::from_secs(1), 0.01)?,
         cpu: args
             .measure
             .cpu

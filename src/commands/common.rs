@@ -24,12 +24,13 @@ pub struct MeasureArgs {
     )]
     pub compiler_flags: Vec<String>,
     /// Sampling time per (program, size, layout), e.g. 1s, 500ms [default: 1s for bench,
-    /// 250ms for suite, 40ms for suite --quick].
+    /// 200ms for suite, 40ms for suite --quick].
     #[arg(long, value_parser = humantime::parse_duration)]
     pub quota: Option<Duration>,
-    /// Stop a point early once the slope's 95% half-width is below this fraction (0 = never).
-    #[arg(long, default_value_t = 0.01)]
-    pub target_ci: f64,
+    /// Stop a point early once the slope's 95% half-width is below this fraction of it
+    /// (0 = never) [default: 0.01 for bench, 0.02 for suite].
+    #[arg(long)]
+    pub target_ci: Option<f64>,
     /// Growth factor of successive batch sizes (Core_bench: a few percent).
     #[arg(long, default_value_t = 1.05)]
     pub growth: f64,
@@ -46,22 +47,20 @@ pub struct MeasureArgs {
 }
 
 impl MeasureArgs {
-    pub fn sampling(&self, default_quota: Duration) -> Result<SamplingConfig> {
+    pub fn sampling(&self, default_quota: Duration, default_target: f64) -> Result<SamplingConfig> {
+        let target_ci = self.target_ci.unwrap_or(default_target);
         if self.growth <= 1.0 {
             bail!("--growth must be above 1 (got {})", self.growth);
         }
         if self.layouts == Some(0) {
             bail!("--layouts must be at least 1");
         }
-        if !(0.0..1.0).contains(&self.target_ci) {
-            bail!(
-                "--target-ci is a fraction in [0, 1) (got {})",
-                self.target_ci
-            );
+        if !(0.0..1.0).contains(&target_ci) {
+            bail!("--target-ci is a fraction in [0, 1) (got {target_ci})");
         }
         Ok(SamplingConfig {
             quota: self.quota.unwrap_or(default_quota),
-            target_rel_ci: (self.target_ci > 0.0).then_some(self.target_ci),
+            target_rel_ci: (target_ci > 0.0).then_some(target_ci),
             growth: self.growth,
             reply_timeout: self.timeout,
             ..SamplingConfig::default()

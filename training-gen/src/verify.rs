@@ -108,12 +108,18 @@ pub fn run_check(check: &AsmCheck, assembly: &str, architecture: &str) -> CheckO
             )),
         };
     }
-    let ok = !body.is_empty() && found >= check.min;
+    let within_max = check.max.is_none_or(|max| found <= max);
+    let ok = !body.is_empty() && found >= check.min && within_max;
     let message = (!ok).then(|| {
         let base = if body.is_empty() {
             format!(
                 "no function `{}` in the assembly: it was inlined or removed",
                 check.function
+            )
+        } else if !within_max {
+            format!(
+                "expected at most {} {what}, found {found}",
+                check.max.unwrap_or(0)
             )
         } else {
             format!("expected at least {} {what}, found {found}", check.min)

@@ -1,0 +1,429 @@
+//! The executable form of a program: the IR of [`crate::ir`] compiled once, at load time, into
+//! a tree of Rust closures that the [`Machine`] calls.
+//!
+//! Why closures rather than walking the IR: a tree-walker pays, at every node, a dispatch on
+//! the node's kind and moves each value through the generic result types of that dispatch;
+//! here each node's closure is specialised when it is built — an integer operation on a
+//! local and a constant reads them in place, a condition yields a `bool` without building a
+//! value, a call of a known function of the right arity goes straight to its frame — so
+//! running a construct is one indirect call doing exactly that construct's work. The counting
+//! is the same, construct for construct, in the same order.
+//!
+//! Tail position is compiled in: a closure built for tail position leaves a tail call in
+//! [`Machine::pending`] for the function's loop instead of calling (see [`crate::eval`]).
+//! Data, `match`, `try` and `let rec` are compiled in [`crate::exec_data`].
+
+use crate::ast::Pos;
+use crate::catalogue::Counter;
+use crate::eval::{CalleeKind, Machine, R};
+use crate::ir::*;
+use crate::value::*;
+
+/// A compiled expression: evaluates it on the machine, counting its constructs.
+pub(crate) type Ev = Box<dyn Fn(&mut Machine<'_>) -> R<Value> + Send + Sync>;
+/// A compiled condition: the boolean itself, without a value.
+pub(crate) type CondEv = Box<dyn Fn(&mut Machine<'_>) -> R<bool> + Send + Sync>;
+
+/// Boxes a closure as an [`Ev`] (the annotation makes it generic over the machine's lifetime).
+pub(crate) fn ev(f: impl Fn(&mut Machine<'_>) -> R<Value> + Send + Sync + 'static) -> Ev {
+    Box::new(f)
+}
+
+fn cond_ev(f: impl Fn(&mut Machine<'_>) -> R<bool> + Send + Sync + 'static) -> CondEv {
+    Box::new(f)
+}
+
+pub(crate) struct ExecFun {
+    pub name: String,
+    pub arity: u32,
+    /// Slots of the frame: the parameters first, then every local the body binds.
+    pub frame_size: u32,
+    /// Compiled for tail position.
+    pub body: Ev,
+    pub pos: Pos,
+}
+
+/// A `let rec` group: the slot and function of each member, and the captured values the
+/// members share (none: the group is closed, i.e. static).
+pub(crate) struct RecGroupCode {
+    pub funs: Box<[(Slot, FunId)]>,
+    pub captures: Box<[Ev]>,
+}
+
+pub(crate) enum ExecItem {
+    Let(Binder, Ev, Option<Counter>),
+    LetRec(RecGroupCode),
+    Expr(Ev),
+}
+
+/// A compiled program (see [`Compiled`] for the fields it keeps).
+pub(crate) struct Executable {
+    pub funs: Vec<ExecFun>,
+    pub statics: Vec<StaticValue>,
+    pub items: Vec<ExecItem>,
+    pub toplevel_frame: u32,
+    pub prelude_items: usize,
+    pub exception_names: Vec<String>,
+}
+
+impl std::fmt::Debug for Executable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executable")
+            .field(
+                "funs",
+                &self.funs.iter().map(|f| &f.name).collect::<Vec<_>>(),
+            )
+            .field("items", &self.items.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// An operand read without a call when it is a local or a constant (most operands are).
+pub(crate) enum Operand {
+    Local(Slot),
+    Imm(i64),
+    Code(Ev),
+}
+
+impl Operand {
+    #[inline(always)]
+    pub(crate) fn get(&self, m: &mut Machine<'_>) -> R<Value> {
+        match self {
+            Operand::Local(s) => Ok(m.local(*s)),
+            Operand::Imm(i) => Ok(Value::Int(*i)),
+            Operand::Code(e) => e(m),
+        }
+    }
+
+    /// The operand as an integer (the type checker guarantees it is an immediate).
+    #[inline(always)]
+    fn int(&self, m: &mut Machine<'_>) -> R<i64> {
+        match self {
+            Operand::Local(s) => Ok(m.local_ref(*s).int()),
+            Operand::Imm(i) => Ok(*i),
+            Operand::Code(e) => Ok(e(m)?.into_int()),
+        }
+    }
+}
+
+/// Compiles a program's functions and top-level items.
+pub(crate) fn program(c: Compiled) -> Executable {
+    let lower = Lower {
+        arities: c.funs.iter().map(|f| f.arity).collect(),
+    };
+    let funs = c
+        .funs
+        .into_iter()
+        .map(|f| ExecFun {
+            body: lower.code(f.body, true),
+            name: f.name,
+            arity: f.arity,
+            frame_size: f.frame_size,
+            pos: f.pos,
+        })
+        .collect();
+    let items = c
+        .items
+        .into_iter()
+        .map(|item| match item {
+            TopItem::Let(binder, value, counter) => {
+                ExecItem::Let(binder, lower.code(value, false), counter)
+            }
+            TopItem::LetRec(group) => ExecItem::LetRec(lower.rec_group(group)),
+            TopItem::Expr(code) => ExecItem::Expr(lower.code(code, false)),
+        })
+        .collect();
+    Executable {
+        funs,
+        statics: c.statics,
+        items,
+        toplevel_frame: c.toplevel_frame,
+        prelude_items: c.prelude_items,
+        exception_names: c.exception_names,
+    }
+}
+
+/// The compiler from IR to closures.
+pub(crate) struct Lower {
+    /// Arity of every function, so that calls of a closed function can be resolved here.
+    arities: Vec<u32>,
+}
+
+/// Evaluates `args` right to left (OCaml's order) onto the stack; returns where they start.
+#[inline(always)]
+fn push_args(m: &mut Machine<'_>, args: &[Operand]) -> R<usize> {
+    let argbase = m.stack.len();
+    // Every evaluation leaves the stack as it found it, so each value can be pushed as soon
+    // as it is computed; the right-to-left order is then undone by a reversal.
+    for a in args.iter().rev() {
+        let v = a.get(m)?;
+        m.stack.push(v);
+    }
+    if args.len() > 1 {
+        m.stack[argbase..].reverse();
+    }
+    Ok(argbase)
+}
+
+/// An integer operation that cannot fail, on two operands (right one first, as in OCaml).
+macro_rules! int_op {
+    ($a:ident, $b:ident, $counter:expr, |$x:ident, $y:ident| $result:expr) => {
+        ev(move |m| {
+            let $y = $b.int(m)?;
+            let $x = $a.int(m)?;
+            m.count($counter);
+            Ok(Value::Int($result))
+        })
+    };
+}
+
+/// An integer comparison as a condition.
+macro_rules! int_cmp {
+    ($a:ident, $b:ident, $counter:expr, $cmp:tt) => {
+        cond_ev(move |m| {
+            let y = $b.int(m)?;
+            let x = $a.int(m)?;
+            m.count($counter);
+            Ok(x $cmp y)
+        })
+    };
+}
+
+impl Lower {
+    pub(crate) fn operand(&self, code: Code) -> Operand {
+        match code {
+            Code::Local(s) => Operand::Local(s),
+            Code::Imm(i) => Operand::Imm(i),
+            other => Operand::Code(self.code(other, false)),
+        }
+    }
+
+    /// Compiles `code`; `tail` says whether it is in tail position of a function body.
+    pub(crate) fn code(&self, code: Code, tail: bool) -> Ev {
+        match code {
+            Code::Imm(i) => ev(move |_| Ok(Value::Int(i))),
+            Code::Local(s) => ev(move |m| Ok(m.local(s))),
+            Code::Env(i) => ev(move |m| Ok(m.env[i as usize].clone())),
+            Code::Global(s) => ev(move |m| Ok(m.stack[s as usize].clone())),
+            Code::Static(id) => ev(move |m| Ok(m.statics[id as usize].clone())),
+            Code::Sibling(f) => ev(move |m| Ok(Value::fun(f, m.env.clone()))),
+            Code::ClosedFun(f) => ev(move |m| Ok(m.closed[f as usize].clone())),
+            Code::Op2(n) => self.op2(*n),
+            Code::Op1(op, a) => {
+                let a = self.operand(*a);
+                ev(move |m| {
+                    let v = a.get(m)?;
+                    Ok(m.op1(op, v))
+                })
+            }
+            Code::App(app) => self.app(*app, tail),
+            Code::If(b) => {
+                let (c, t, e) = *b;
+                let (c, t, e) = (self.cond(c), self.code(t, tail), self.code(e, tail));
+                ev(move |m| if c(m)? { t(m) } else { e(m) })
+            }
+            Code::Let(l) => self.let_(*l, tail),
+            Code::Seq(b) => {
+                let (a, b) = (self.code(b.0, false), self.code(b.1, tail));
+                ev(move |m| {
+                    a(m)?;
+                    b(m)
+                })
+            }
+            Code::And(b) => {
+                let (a, b) = (self.cond(b.0), self.code(b.1, tail));
+                ev(move |m| {
+                    m.count(Counter::BoolAnd);
+                    if !a(m)? {
+                        return Ok(Value::Int(0));
+                    }
+                    b(m)
+                })
+            }
+            Code::Or(b) => {
+                let (a, b) = (self.cond(b.0), self.code(b.1, tail));
+                ev(move |m| {
+                    m.count(Counter::BoolOr);
+                    if a(m)? {
+                        return Ok(Value::Int(1));
+                    }
+                    b(m)
+                })
+            }
+            Code::LetRec(b) => {
+                let (group, body) = *b;
+                let (group, body) = (self.rec_group(group), self.code(body, tail));
+                ev(move |m| {
+                    m.rec_group(&group)?;
+                    body(m)
+                })
+            }
+            Code::Match(mt) => self.match_(*mt, tail),
+            Code::MatchTuple(mt) => self.match_tuple(*mt, tail),
+            Code::Try(t) => self.try_(*t, tail),
+            other => self.construct(other),
+        }
+    }
+
+    /// Compiles a condition of `if` (or of `&&`, `||`, a guard): comparisons of integers and
+    /// the boolean operators yield the boolean directly.
+    pub(crate) fn cond(&self, code: Code) -> CondEv {
+        match code {
+            Code::Op2(n)
+                if matches!(
+                    n.op,
+                    Op2::IntEq | Op2::IntNe | Op2::IntLt | Op2::IntLe | Op2::IntGt | Op2::IntGe
+                ) =>
+            {
+                let Op2Node { op, lhs, rhs, .. } = *n;
+                let (a, b, counter) = (self.operand(lhs), self.operand(rhs), op.counter());
+                match op {
+                    Op2::IntEq => int_cmp!(a, b, counter, ==),
+                    Op2::IntNe => int_cmp!(a, b, counter, !=),
+                    Op2::IntLt => int_cmp!(a, b, counter, <),
+                    Op2::IntLe => int_cmp!(a, b, counter, <=),
+                    Op2::IntGt => int_cmp!(a, b, counter, >),
+                    _ => int_cmp!(a, b, counter, >=),
+                }
+            }
+            Code::Op1(Op1::Not, a) => {
+                let a = self.cond(*a);
+                cond_ev(move |m| {
+                    let v = a(m)?;
+                    m.count(Counter::BoolNot);
+                    Ok(!v)
+                })
+            }
+            Code::And(b) => {
+                let (a, b) = (self.cond(b.0), self.cond(b.1));
+                cond_ev(move |m| {
+                    m.count(Counter::BoolAnd);
+                    Ok(a(m)? && b(m)?)
+                })
+            }
+            Code::Or(b) => {
+                let (a, b) = (self.cond(b.0), self.cond(b.1));
+                cond_ev(move |m| {
+                    m.count(Counter::BoolOr);
+                    Ok(a(m)? || b(m)?)
+                })
+            }
+            other => {
+                let e = self.operand(other);
+                cond_ev(move |m| Ok(e.int(m)? != 0))
+            }
+        }
+    }
+
+    fn op2(&self, n: Op2Node) -> Ev {
+        let Op2Node { op, lhs, rhs, pos } = n;
+        let (a, b, counter) = (self.operand(lhs), self.operand(rhs), op.counter());
+        match op {
+            Op2::Add => int_op!(a, b, counter, |x, y| wrap63(x.wrapping_add(y))),
+            Op2::Sub => int_op!(a, b, counter, |x, y| wrap63(x.wrapping_sub(y))),
+            Op2::Mul => int_op!(a, b, counter, |x, y| wrap63(x.wrapping_mul(y))),
+            Op2::IntEq => int_op!(a, b, counter, |x, y| i64::from(x == y)),
+            Op2::IntNe => int_op!(a, b, counter, |x, y| i64::from(x != y)),
+            Op2::IntLt => int_op!(a, b, counter, |x, y| i64::from(x < y)),
+            Op2::IntLe => int_op!(a, b, counter, |x, y| i64::from(x <= y)),
+            Op2::IntGt => int_op!(a, b, counter, |x, y| i64::from(x > y)),
+            Op2::IntGe => int_op!(a, b, counter, |x, y| i64::from(x >= y)),
+            _ => ev(move |m| {
+                let y = b.get(m)?;
+                let x = a.get(m)?;
+                m.op2(op, pos, x, y)
+            }),
+        }
+    }
+
+    fn let_(&self, l: Let, tail: bool) -> Ev {
+        let Let {
+            binder,
+            value,
+            counter,
+            body,
+        } = l;
+        let (value, body) = (self.operand(value), self.code(body, tail));
+        match (binder, counter) {
+            (Binder::Slot(s), None) => ev(move |m| {
+                let v = value.get(m)?;
+                m.set_local(s, v);
+                body(m)
+            }),
+            (Binder::Slot(s), Some(c)) => ev(move |m| {
+                let v = value.get(m)?;
+                m.count(c);
+                m.set_local(s, v);
+                body(m)
+            }),
+            (binder, counter) => ev(move |m| {
+                let v = value.get(m)?;
+                m.bind(&binder, v, counter)?;
+                body(m)
+            }),
+        }
+    }
+
+    fn app(&self, app: App, tail: bool) -> Ev {
+        let App {
+            func,
+            args,
+            tail: tail_tagged,
+            known,
+        } = app;
+        let nargs = args.len();
+        let args: Box<[Operand]> = args
+            .into_vec()
+            .into_iter()
+            .map(|a| self.operand(a))
+            .collect();
+        if tail_tagged && tail {
+            // Left for the function's loop (see `Machine::invoke`).
+            return match func {
+                // The callee needs no value: only its name goes to the loop.
+                Code::ClosedFun(fid) => ev(move |m| {
+                    push_args(m, &args)?;
+                    m.leave_call(CalleeKind::Closed, fid, nargs, known);
+                    Ok(UNIT)
+                }),
+                Code::Sibling(fid) => ev(move |m| {
+                    push_args(m, &args)?;
+                    m.leave_call(CalleeKind::Sibling, fid, nargs, known);
+                    Ok(UNIT)
+                }),
+                func => {
+                    let func = self.code(func, false);
+                    ev(move |m| {
+                        push_args(m, &args)?;
+                        m.pending.value = func(m)?;
+                        m.leave_call(CalleeKind::Value, 0, nargs, known);
+                        Ok(UNIT)
+                    })
+                }
+            };
+        }
+        match func {
+            // A saturated call of a closed function, or of a member of the running closure's
+            // group (which runs in the running environment): no function value is needed.
+            Code::ClosedFun(fid) | Code::Sibling(fid)
+                if !tail_tagged && self.arities[fid as usize] as usize == nargs =>
+            {
+                ev(move |m| {
+                    let argbase = push_args(m, &args)?;
+                    m.count(Counter::FunApp);
+                    m.invoke(None, fid, argbase)
+                })
+            }
+            // Any other call; a tail-tagged one met outside a function body's tail position
+            // (which the tail pass does not produce) is still counted as the tail call it is.
+            func => {
+                let func = self.code(func, false);
+                ev(move |m| {
+                    let argbase = push_args(m, &args)?;
+                    let f = func(m)?;
+                    m.apply(f, argbase, nargs, tail_tagged, known)
+                })
+            }
+        }
+    }
+}
