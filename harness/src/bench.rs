@@ -151,18 +151,7 @@ pub fn build_all(
     Ok(all)
 }
 
-/// File-system-safe form of a benchmark or compiler name.
-pub fn sanitize(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
+pub use ocaml_runtime::build::sanitize;
 
 /// Builds every program and measures it: `build_all`, then [`measure_built`]. Everything
 /// goes to `plan.out_dir`: `run.json`, `build/`, `samples.jsonl`, `points.jsonl`,

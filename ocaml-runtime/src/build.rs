@@ -194,6 +194,19 @@ pub struct BuiltBinary {
     pub source_sha256: String,
 }
 
+/// File-system-safe form of a program or compiler name (for build and output directories).
+pub fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Hex SHA-256 of a program's source, as recorded in manifests.
 pub fn source_hash(source: &str) -> String {
     Sha256::digest(source.as_bytes())

@@ -3,6 +3,7 @@
 //! predicted time over sizes for a control program (the paper's Figure 2: quartile boxes and
 //! min–max whiskers over code layouts, one line per method), and a construct's cost across runs.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 const PALETTE: [RGBColor; 5] = [
@@ -32,6 +33,20 @@ fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 type Plot<'a> = Result<(), Box<dyn std::error::Error + 'a>>;
+
+/// The legend every chart with several series shows, upper left.
+fn draw_legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK.mix(0.2))
+        .label_font(("sans-serif", 11))
+        .draw()
+        .map_err(|e| e.to_string())
+}
 
 /// Nanoseconds per batch against runs per batch, with the OLS line `intercept + slope·runs`.
 pub fn batch_regression(
@@ -161,13 +176,7 @@ pub fn measured_vs_predicted(title: &str, points: &[SizePoint]) -> String {
                     PathElement::new(vec![(x, y), (x + 14, y)], colour(i + 1).stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK.mix(0.2))
-            .label_font(("sans-serif", 11))
-            .draw()?;
+        draw_legend(&mut chart)?;
         root.present()?;
         Ok(())
     })();
@@ -220,13 +229,7 @@ pub fn trend(title: &str, series: &[(String, Vec<TrendPoint>)]) -> String {
                     .map(|p| Circle::new((p.0, p.1), 3, c.filled())),
             )?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK.mix(0.2))
-            .label_font(("sans-serif", 11))
-            .draw()?;
+        draw_legend(&mut chart)?;
         root.present()?;
         Ok(())
     })();

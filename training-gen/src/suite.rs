@@ -6,7 +6,7 @@ use crate::manifest::{BuildEntry, Manifest, ManifestError, ProgramEntry};
 use crate::render::{render_all, RenderContext};
 use crate::template::{builtin, discover, TemplateError};
 use crate::verify::run_check;
-use ocaml_runtime::build::source_hash;
+use ocaml_runtime::build::{sanitize, source_hash};
 use ocaml_runtime::{build, digests_of_binary, BuildSpec, CompilerSetup, RuntimeObjects};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -367,17 +367,4 @@ fn agree_on_digests(
             }
         }
     }
-}
-
-/// File-system-safe form of a program or compiler name.
-pub fn sanitize(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
