@@ -70,6 +70,7 @@ pub fn batch_regression(
             .build_cartesian_2d(0.0..x_hi * 1.02, 0.0..y_hi * 1.05)?;
         chart
             .configure_mesh()
+            .x_labels(5)
             .x_desc("runs per batch")
             .y_desc("ns per batch")
             .y_label_formatter(&|v| format_si(*v))
@@ -132,6 +133,7 @@ pub fn measured_vs_predicted(title: &str, points: &[SizePoint]) -> String {
             .build_cartesian_2d((x_lo - pad)..(x_hi + pad), 0.0..y_hi * 1.08)?;
         chart
             .configure_mesh()
+            .x_labels(5)
             .x_desc("size")
             .y_desc("ns per run")
             .y_label_formatter(&|v| format_si(*v))
@@ -202,6 +204,7 @@ pub fn trend(title: &str, series: &[(String, Vec<TrendPoint>)]) -> String {
             .build_cartesian_2d((x_lo - 0.5)..(x_hi + 0.5), 0.0..(y_hi * 1.1).max(1e-9))?;
         chart
             .configure_mesh()
+            .x_labels(5)
             .x_desc("run")
             .y_desc("ns")
             .light_line_style(WHITE.mix(0.0))
