@@ -11,4 +11,6 @@ fi
 # A second, older compiler unpacked from Debian's archive for the two-compiler tests.
 MLCOST_OLD_OCAMLOPT="$(scripts/fetch-old-ocaml.sh)"
 export MLCOST_OLD_OCAMLOPT
-cargo test --workspace "$@"
+# One test at a time: tests that build OCaml programs would otherwise run beside tests that
+# time them, and on a 2-core machine that alone moves a measurement by 25%.
+cargo test --workspace "$@" -- --test-threads=1
