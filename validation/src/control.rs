@@ -174,7 +174,7 @@ mod tests {
     #[test]
     fn spread_sizes_keeps_the_ends() {
         let sizes: Vec<u64> = (1..=20).map(|i| i * 1000).collect();
-        assert_eq!(spread_sizes(&sizes, 4), vec![1000, 7000, 14000, 20000]);
+        assert_eq!(spread_sizes(&sizes, 4), vec![1000, 7000, 13000, 20000]);
         assert_eq!(spread_sizes(&sizes[..3], 4), sizes[..3].to_vec());
     }
 
