@@ -122,6 +122,17 @@ pub fn fit_context(run: &RunInfo, setup: &CompilerSetup, minor_heap_words: u64) 
     }
 }
 
+/// The sampling settings recorded in a run's `run.json`, so resumed and later stages
+/// measure exactly as the run began.
+pub fn recorded_sampling(run: &RunInfo) -> harness::SamplingConfig {
+    harness::SamplingConfig {
+        quota: Duration::from_millis(run.quota_ms),
+        target_rel_ci: run.target_rel_ci,
+        growth: run.growth,
+        ..harness::SamplingConfig::default()
+    }
+}
+
 /// The compilers recorded in a run's `run.json`.
 pub fn recorded_compilers(run: &RunInfo) -> Vec<CompilerSetup> {
     run.compilers

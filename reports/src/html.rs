@@ -10,21 +10,7 @@ use std::path::{Path, PathBuf};
 
 const TEMPLATE: &str = include_str!("../templates/report.html.tera");
 
-fn date(unix: u64) -> String {
-    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix))
-        .to_string()
-}
-
-fn catalogue_order() -> BTreeMap<&'static str, (usize, &'static str)> {
-    semantics::catalogue()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.name, (i, c.group)))
-        .collect()
-}
-
 fn cost_rows(model: &fit::CostModel) -> Vec<Value> {
-    let order = catalogue_order();
     let mut names: Vec<&String> = model
         .methods
         .values()
@@ -32,7 +18,7 @@ fn cost_rows(model: &fit::CostModel) -> Vec<Value> {
         .collect();
     names.sort();
     names.dedup();
-    names.sort_by_key(|n| order.get(n.as_str()).map_or(usize::MAX, |o| o.0));
+    crate::sort_by_catalogue(&mut names);
     names
         .into_iter()
         .map(|name| {
@@ -46,7 +32,7 @@ fn cost_rows(model: &fit::CostModel) -> Vec<Value> {
                 .collect();
             json!({
                 "construct": name,
-                "group": order.get(name.as_str()).map_or("", |o| o.1),
+                "group": semantics::construct(name).map_or("", |c| c.group),
                 "methods": methods,
                 "bytes": model.memory_bytes.get(name),
                 "raw_bytes": model.memory_fit.raw_bytes.get(name),
@@ -167,7 +153,7 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, ReportError> {
     let exports = export::write_exports(&data, &out_dir)?;
     let context = json!({
         "mlcost_version": data.run.mlcost_version,
-        "date": date(data.run.started_unix),
+        "date": crate::format_date(data.run.started_unix),
         "machine": data.run.machine,
         "settings": {
             "layouts": data.run.layouts,

@@ -14,3 +14,19 @@ pub mod html;
 pub mod metric;
 pub mod pages;
 pub mod terminal;
+
+/// Sorts construct names as the catalogue lists them; names it does not know go last.
+pub(crate) fn sort_by_catalogue<T: AsRef<str>>(names: &mut [T]) {
+    let order: std::collections::BTreeMap<&str, usize> = semantics::catalogue()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name, i))
+        .collect();
+    names.sort_by_key(|n| order.get(n.as_ref()).copied().unwrap_or(usize::MAX));
+}
+
+/// A run's start as the pages show it (RFC 3339, UTC, seconds).
+pub(crate) fn format_date(unix: u64) -> String {
+    humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix))
+        .to_string()
+}

@@ -100,13 +100,8 @@ pub fn write_trend_page(history: &History, method: &str, path: &Path) -> Result<
             .position(|r| r.id == id)
             .map_or(0.0, |i| i as f64 + 1.0)
     };
-    let order: std::collections::BTreeMap<&str, usize> = semantics::catalogue()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.name, i))
-        .collect();
     let mut constructs = history.constructs().map_err(fail)?;
-    constructs.sort_by_key(|c| order.get(c.as_str()).copied().unwrap_or(usize::MAX));
+    crate::sort_by_catalogue(&mut constructs);
     let mut charts_html = Vec::new();
     for construct in &constructs {
         let points = history.trend(construct, method).map_err(fail)?;
@@ -128,7 +123,7 @@ pub fn write_trend_page(history: &History, method: &str, path: &Path) -> Result<
             json!({
                 "index": i + 1,
                 "dir": r.run_dir,
-                "date": humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + std::time::Duration::from_secs(r.started_unix)).to_string(),
+                "date": crate::format_date(r.started_unix),
                 "compilers": r.compilers.join(", "),
             })
         })

@@ -92,12 +92,7 @@ pub fn cost_table(model: &fit::CostModel) -> String {
         .collect();
     constructs.sort();
     constructs.dedup();
-    let order: std::collections::BTreeMap<&str, usize> = semantics::catalogue()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.name, i))
-        .collect();
-    constructs.sort_by_key(|c| order.get(c.as_str()).copied().unwrap_or(usize::MAX));
+    crate::sort_by_catalogue(&mut constructs);
     let mut header = vec!["Construct".to_string()];
     for m in &methods {
         header.push(format!("{} ns", m.name().to_uppercase()));

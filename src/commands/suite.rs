@@ -121,12 +121,7 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     let (settings, compilers, sampling, layouts) = if resume {
         let run = pipeline::require_run_dir(&run_dir)?;
         let settings: SuiteSettings = read_json(&run_dir.join(SETTINGS_FILE))?;
-        let sampling = harness::SamplingConfig {
-            quota: Duration::from_millis(run.quota_ms),
-            target_rel_ci: run.target_rel_ci,
-            growth: run.growth,
-            ..harness::SamplingConfig::default()
-        };
+        let sampling = crate::pipeline::recorded_sampling(&run);
         (settings, recorded_compilers(&run), sampling, run.layouts)
     } else {
         if run_dir.join(pipeline::RUN_FILE).exists() {

@@ -6,7 +6,6 @@ use anyhow::Result;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 use validation::{validate, ValidateOptions, Validation, VALIDATION_FILE};
 
 #[derive(Args, Debug)]
@@ -59,12 +58,7 @@ pub fn validate_run(
             String::new(),
         ),
     };
-    let sampling = harness::SamplingConfig {
-        quota: Duration::from_millis(run.quota_ms),
-        target_rel_ci: run.target_rel_ci,
-        growth: run.growth,
-        ..harness::SamplingConfig::default()
-    };
+    let sampling = crate::pipeline::recorded_sampling(&run);
     let mut out = Vec::new();
     for setup in recorded_compilers(&run) {
         let name = setup.compiler.name.clone();
