@@ -127,7 +127,8 @@ pub fn fit_context(run: &RunInfo, setup: &CompilerSetup, minor_heap_words: u64) 
 pub fn recorded_sampling(run: &RunInfo) -> harness::SamplingConfig {
     harness::SamplingConfig {
         quota: Duration::from_millis(run.quota_ms),
-        target_rel_ci: run.target_rel_ci,
+        rounds: run.rounds,
+        seed: run.seed,
         growth: run.growth,
         ..harness::SamplingConfig::default()
     }

@@ -1,14 +1,13 @@
 //! A measurement plan (programs × sizes × compilers × layouts), building it with
 //! `ocaml-runtime`, and the errors a measurement can end in. Measuring is [`crate::measure`].
 
+use crate::canary::CanaryTimeline;
 use crate::estimate::Estimate;
 use crate::measure::measure_built;
 use crate::samples::SampleIoError;
 use crate::sampling::SamplingConfig;
 use ocaml_runtime::process::DriverFault;
 use ocaml_runtime::{build, BuildError, BuildSpec, BuiltBinary, CompilerSetup, RuntimeObjects};
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone)]
@@ -64,6 +63,8 @@ pub trait Progress {
     fn built(&mut self, _program: &str, _done: usize, _total: usize) {}
     fn point_started(&mut self, _benchmark: &str, _compiler: &str, _size: u64, _layout: u32) {}
     fn point_finished(&mut self, _done: usize, _total: usize) {}
+    /// Round `round` (0-based) of `rounds` has visited every point.
+    fn round_finished(&mut self, _round: u32, _rounds: u32) {}
     fn estimate(&mut self, _estimate: &Estimate) {}
 }
 
@@ -71,17 +72,27 @@ pub trait Progress {
 pub struct Silent;
 impl Progress for Silent {}
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct BenchOutcome {
     pub estimates: Vec<Estimate>,
     pub samples_path: PathBuf,
     pub estimates_path: PathBuf,
+    /// The canary's readings over the run (none when nothing was left to measure).
+    pub canary: Option<CanaryTimeline>,
+    /// Programs that failed (a crash, a hang, garbage on the protocol, layouts that disagree
+    /// on the result): left out of `estimates`, their samples kept on disk.
+    pub failures: Vec<BenchError>,
 }
 
-pub(crate) fn seed(parts: impl Hash) -> u64 {
-    let mut h = DefaultHasher::new();
-    parts.hash(&mut h);
-    h.finish()
+impl BenchOutcome {
+    /// The outcome when every program was measured, or the first failure.
+    pub fn into_result(mut self) -> Result<BenchOutcome, BenchError> {
+        if self.failures.is_empty() {
+            Ok(self)
+        } else {
+            Err(self.failures.remove(0))
+        }
+    }
 }
 
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SampleIoError + '_ {
@@ -154,8 +165,9 @@ pub fn build_all(
 pub use ocaml_runtime::build::sanitize;
 
 /// Builds every program and measures it: `build_all`, then [`measure_built`]. Everything
-/// goes to `plan.out_dir`: `run.json`, `build/`, `samples.jsonl`, `points.jsonl`,
-/// `estimates.json`.
+/// goes to `plan.out_dir`: `run.json`, `build/`, `samples.jsonl`, `visits.jsonl`,
+/// `canary.jsonl`, `estimates.json`. Fails on the first program that could not be measured
+/// (after estimating and saving the others).
 pub fn run_bench(
     plan: &BenchPlan,
     progress: &mut dyn Progress,
@@ -168,5 +180,5 @@ pub fn run_bench(
         ..plan.clone()
     };
     let binaries = build_all(plan, progress)?;
-    measure_built(plan, &binaries, false, progress)
+    measure_built(plan, &binaries, false, progress)?.into_result()
 }

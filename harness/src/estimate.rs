@@ -1,8 +1,10 @@
-//! From samples to estimates: per code layout, the regression slopes of time, words and
-//! collections on the batch size; per (benchmark, size), their layout average, whose interval
-//! carries the spread across layouts (DESIGN.md: layout is a random factor).
+//! From visits to estimates: per code layout, the robust time per run over its visits and the
+//! regression slopes of words and collections on the batch size; per (benchmark, size), their
+//! layout average, whose interval carries the spread across layouts (layout is a random
+//! factor: the same machine code runs at different speeds depending on where it sits).
 
-use crate::regression::{bootstrap_slopes, gc_fit, ols, percentile_interval, GcFit, Interval};
+use crate::regression::{gc_fit, ols, percentile_interval, GcFit, Interval};
+use crate::robust::{self, fit_visit, VisitData, VisitFit};
 use ocaml_runtime::BatchSample;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -22,8 +24,19 @@ pub struct LayoutEstimate {
     /// (they stay in `samples.jsonl`).
     #[serde(default)]
     pub descheduled_samples: usize,
+    /// Visits (one per round) with a usable regression.
+    #[serde(default)]
+    pub visits: usize,
+    /// Visits left out because the canary saw the machine disturbed while they ran.
+    #[serde(default)]
+    pub slow_machine_visits: usize,
+    /// Time per run of each visit the estimate considered, in round order.
+    #[serde(default)]
+    pub visit_ns_per_run: Vec<f64>,
+    /// Mean of the fastest half of the visits, with a 95% interval from resampling visits.
     pub ns_per_run: Interval,
-    /// Time per batch not explained by its runs: the driver's fixed cost.
+    /// Time per batch not explained by its runs: the driver's fixed cost (median over the
+    /// fastest visits).
     pub intercept_ns: f64,
     pub r2: f64,
     pub minor_words_per_run: f64,
@@ -45,9 +58,14 @@ pub struct Estimate {
     pub size: u64,
     /// Samples over all layouts.
     pub samples: usize,
+    /// Visits over all layouts, and how many of them the canary had flagged.
+    #[serde(default)]
+    pub visits: usize,
+    #[serde(default)]
+    pub slow_machine_visits: usize,
     /// Layout-averaged time per run; the interval covers the spread across layouts.
     pub ns_per_run: Interval,
-    /// The worst layout's R² of time on runs.
+    /// The worst layout's R² of time on runs (each layout's: the median over its fastest visits).
     pub r2: f64,
     pub minor_words_per_run: f64,
     pub major_words_per_run: f64,
@@ -85,42 +103,84 @@ pub fn undisturbed(samples: &[BatchSample]) -> Vec<BatchSample> {
     }
 }
 
-/// Estimates for one layout; `None` with fewer than two distinct batch sizes.
+/// Estimates for one layout from its visits; `None` when no visit has two distinct batch
+/// sizes. Time is the robust estimate over visits ([`crate::robust`]); words and collections,
+/// which do not depend on the machine's state, are slopes over every usable visit's batches.
 pub fn layout_estimate(
     layout: u32,
     offset_bytes: u64,
-    all_samples: &[BatchSample],
+    visits: &[VisitData],
     seed: u64,
 ) -> Option<LayoutEstimate> {
-    let kept = undisturbed(all_samples);
-    let samples = kept.as_slice();
-    let runs = column(samples, |s| s.runs as f64);
-    let ns = column(samples, |s| s.ns as f64);
-    let line = ols(&runs, &ns)?;
-    let replicates = bootstrap_slopes(&runs, &ns, BOOTSTRAP_RESAMPLES, seed);
-    let (ci_low, ci_high) = percentile_interval(&replicates).unwrap_or((line.slope, line.slope));
-    let minor_gcs = column(samples, |s| s.minor_collections as f64);
-    let major_gcs = column(samples, |s| s.major_collections as f64);
+    let fits: Vec<VisitFit> = visits.iter().filter_map(fit_visit).collect();
+    if fits.is_empty() {
+        return None;
+    }
+    let usable = robust::usable(&fits);
+    let slopes: Vec<f64> = usable.iter().map(|f| f.line.slope).collect();
+    let (estimate, (ci_low, ci_high), replicates) =
+        robust::estimate(&slopes, BOOTSTRAP_RESAMPLES, seed);
+    // The fastest visits: the ones the estimate averages, and whose batches the GC fit uses.
+    let mut fastest = usable.clone();
+    fastest.sort_by(|a, b| a.line.slope.total_cmp(&b.line.slope));
+    fastest.truncate(robust::kept_count(fastest.len()));
+    let pooled = |rounds: &[u32]| -> Vec<BatchSample> {
+        visits
+            .iter()
+            .filter(|v| rounds.contains(&v.round))
+            .flat_map(|v| undisturbed(&v.samples))
+            .collect()
+    };
+    let usable_rounds: Vec<u32> = usable.iter().map(|f| f.round).collect();
+    let fastest_rounds: Vec<u32> = fastest.iter().map(|f| f.round).collect();
+    let all = pooled(&usable_rounds);
+    let runs = column(&all, |s| s.runs as f64);
+    let fast = pooled(&fastest_rounds);
+    let fast_runs = column(&fast, |s| s.runs as f64);
+    let samples: usize = visits.iter().map(|v| v.samples.len()).sum();
+    let kept: usize = visits.iter().map(|v| undisturbed(&v.samples).len()).sum();
     Some(LayoutEstimate {
         layout,
         offset_bytes,
-        samples: all_samples.len(),
-        descheduled_samples: all_samples.len() - samples.len(),
+        samples,
+        descheduled_samples: samples - kept,
+        visits: fits.len(),
+        slow_machine_visits: fits.len() - usable.len(),
+        visit_ns_per_run: usable.iter().map(|f| f.line.slope).collect(),
         ns_per_run: Interval {
-            estimate: line.slope,
-            ci_low: ci_low.min(line.slope),
-            ci_high: ci_high.max(line.slope),
+            estimate,
+            ci_low: ci_low.min(estimate),
+            ci_high: ci_high.max(estimate),
         },
-        intercept_ns: line.intercept,
-        r2: line.r2,
-        minor_words_per_run: slope(&runs, &column(samples, |s| s.minor_words)),
-        promoted_words_per_run: slope(&runs, &column(samples, |s| s.promoted_words)),
-        major_words_per_run: slope(&runs, &column(samples, |s| s.major_words)),
-        minor_collections_per_run: slope(&runs, &minor_gcs),
-        major_collections_per_run: slope(&runs, &major_gcs),
-        gc_fit: gc_fit(&runs, &minor_gcs, &major_gcs, &ns),
+        intercept_ns: median(fastest.iter().map(|f| f.line.intercept)),
+        r2: median(fastest.iter().map(|f| f.line.r2)),
+        minor_words_per_run: slope(&runs, &column(&all, |s| s.minor_words)),
+        promoted_words_per_run: slope(&runs, &column(&all, |s| s.promoted_words)),
+        major_words_per_run: slope(&runs, &column(&all, |s| s.major_words)),
+        minor_collections_per_run: slope(&runs, &column(&all, |s| s.minor_collections as f64)),
+        major_collections_per_run: slope(&runs, &column(&all, |s| s.major_collections as f64)),
+        gc_fit: gc_fit(
+            &fast_runs,
+            &column(&fast, |s| s.minor_collections as f64),
+            &column(&fast, |s| s.major_collections as f64),
+            &column(&fast, |s| s.ns as f64),
+        ),
         replicates,
     })
+}
+
+fn median(values: impl Iterator<Item = f64>) -> f64 {
+    let mut v: Vec<f64> = values.collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    }
 }
 
 fn mean(values: impl Iterator<Item = f64>) -> f64 {
@@ -186,6 +246,8 @@ pub fn combine_layouts(
         compiler: compiler.to_string(),
         size,
         samples: layouts.iter().map(|l| l.samples).sum(),
+        visits: layouts.iter().map(|l| l.visits).sum(),
+        slow_machine_visits: layouts.iter().map(|l| l.slow_machine_visits).sum(),
         ns_per_run: Interval {
             estimate,
             ci_low: ci_low.min(fastest),
@@ -215,7 +277,7 @@ mod tests {
     fn samples(ns_per_run: f64, overhead: f64) -> Vec<BatchSample> {
         let mut runs = 1u64;
         let mut out = Vec::new();
-        for i in 0..80 {
+        for i in 0..40 {
             let wobble = if i % 2 == 0 { 1.01 } else { 0.99 };
             out.push(BatchSample {
                 runs,
@@ -233,25 +295,66 @@ mod tests {
         out
     }
 
+    /// Eight visits at `ns_per_run`, the rounds in `slow` running `factor` times slower.
+    fn visits(ns_per_run: f64, slow: &[u32], factor: f64) -> Vec<VisitData> {
+        (0..8)
+            .map(|round| {
+                let t = if slow.contains(&round) {
+                    ns_per_run * factor
+                } else {
+                    ns_per_run * (1.0 + 0.002 * round as f64)
+                };
+                VisitData {
+                    round,
+                    samples: samples(t, 40.0),
+                    slow_machine: false,
+                }
+            })
+            .collect()
+    }
+
     #[test]
     fn descheduled_batches_are_left_out_of_the_slope() {
-        let mut samples = samples(1000.0, 40.0);
-        for s in &mut samples {
-            s.cpu_ns = Some(s.ns);
+        let mut visits = visits(1000.0, &[], 1.0);
+        for visit in &mut visits {
+            for s in &mut visit.samples {
+                s.cpu_ns = Some(s.ns);
+            }
+            // Every fifth batch lost a millisecond to another process.
+            for s in visit.samples.iter_mut().step_by(5) {
+                s.ns += 1_000_000;
+            }
         }
-        // Every fifth batch lost a millisecond to another process.
-        for s in samples.iter_mut().step_by(5) {
-            s.ns += 1_000_000;
-        }
-        let e = layout_estimate(0, 0, &samples, 1).unwrap();
-        assert_eq!(e.descheduled_samples, 16);
-        assert_eq!(e.samples, 80);
+        let e = layout_estimate(0, 0, &visits, 1).unwrap();
+        assert_eq!(e.descheduled_samples, 8 * 8);
+        assert_eq!(e.samples, 8 * 40);
+        assert_eq!(e.visits, 8);
         assert!(
             (e.ns_per_run.estimate - 1000.0).abs() < 15.0,
             "{:?}",
             e.ns_per_run
         );
         assert!(e.r2 > 0.999, "{}", e.r2);
+        assert!((e.minor_words_per_run - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn slow_visits_move_neither_the_estimate_nor_the_words() {
+        let quiet = layout_estimate(0, 0, &visits(1000.0, &[], 1.0), 1).unwrap();
+        let slowed = layout_estimate(0, 0, &visits(1000.0, &[1, 4, 6], 2.0), 1).unwrap();
+        let ratio = slowed.ns_per_run.estimate / quiet.ns_per_run.estimate;
+        assert!((0.99..1.01).contains(&ratio), "{ratio}");
+        assert!(slowed.ns_per_run.ci_high > quiet.ns_per_run.ci_high);
+        assert!((slowed.minor_words_per_run - 3.0).abs() < 1e-9);
+        // Flagged by the canary: left out and counted.
+        let mut flagged = visits(1000.0, &[1, 4, 6], 2.0);
+        for v in &mut flagged {
+            v.slow_machine = [1, 4, 6].contains(&v.round);
+        }
+        let e = layout_estimate(0, 0, &flagged, 1).unwrap();
+        assert_eq!((e.visits, e.slow_machine_visits), (8, 3));
+        assert_eq!(e.visit_ns_per_run.len(), 5);
+        assert!(e.ns_per_run.ci_high < 1.02 * quiet.ns_per_run.ci_high.max(1000.0));
     }
 
     #[test]
@@ -263,15 +366,12 @@ mod tests {
                 layout_estimate(
                     j as u32,
                     16 * j as u64,
-                    &samples(t * 1000.0, 40.0),
+                    &visits(t * 1000.0, &[], 1.0),
                     j as u64,
                 )
                 .unwrap()
             })
             .collect();
-        for l in &layouts {
-            assert!((l.minor_words_per_run - 3.0).abs() < 1e-9);
-        }
         let per_layout: Vec<f64> = layouts.iter().map(|l| l.ns_per_run.estimate).collect();
         let e = combine_layouts("fapp", "4.13.1", 1000, "0".repeat(16), layouts, 9);
         assert!(
@@ -291,6 +391,7 @@ mod tests {
             "{}",
             e.layout_spread_pct
         );
-        assert_eq!(e.samples, 320);
+        assert_eq!(e.samples, 4 * 8 * 40);
+        assert_eq!(e.visits, 32);
     }
 }

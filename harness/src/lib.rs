@@ -1,28 +1,37 @@
 //! # harness
 //!
-//! Measures OCaml benchmark binaries the way Core_bench does, and owns the numbers that come
-//! out: through a driver process pinned to one core (`ocaml_runtime::process`), [`sampling`] asks
-//! for batches of 1, 2, 3, … runs, each a few percent larger than the last, until a time quota
-//! or a target precision is reached; every sample goes to an append-only [`samples`] log as it
-//! arrives; [`regression`] turns samples into the slope of nanoseconds (and words, and
-//! collections) on batch size with a bootstrap 95% interval, plus the multivariate fit that
-//! separates GC time; [`estimate`] averages the code-layout variants into one figure whose
-//! interval carries their spread; [`bench`] builds a whole plan, programs × sizes × compilers ×
-//! layouts, and [`measure`] measures it one point at a time ([`lock`]), resuming an
-//! interrupted run from its saved samples; recording machine, compilers (`-version`,
+//! Measures OCaml benchmark binaries the way Core_bench does, made to reproduce on a shared
+//! machine, and owns the numbers that come out. A run is split into rounds
+//! ([`schedule`]): each round visits every (program, compiler, size, layout) point once, in a
+//! fresh seeded random order, for a short slice of time, through driver processes pinned to
+//! one core and kept alive between visits. Within a visit, [`sampling`] asks for batches of 1,
+//! 2, 3, … runs, each a few percent larger than the last; every batch goes to an append-only
+//! [`samples`] log as it arrives, every completed visit to the visit log. Between visits the
+//! [`canary`], a fixed calibration program, is read once a second: its timeline shows when the
+//! machine itself was slow, and flags the visits taken then. [`regression`] turns one visit's
+//! batches into the slope of nanoseconds on batch size; [`robust`] turns a point's visits into
+//! one figure that a slow phase cannot drag (the mean of the fastest half) with an interval
+//! from resampling visits; [`estimate`] adds the words and collections per run and averages
+//! the code-layout variants into one figure whose interval carries their spread. [`bench`]
+//! builds a whole plan and [`measure`] measures it ([`lock`]: one measurement per machine),
+//! resuming an interrupted run visit by visit and recording machine, compilers (`-version`,
 //! `-config`, flags) and settings in `run.json` ([`machine`]).
 //!
-//! Data between the steps is plain and serialisable: `BatchSample` → `SampleRecord` (disk) →
-//! `LayoutEstimate` → `Estimate` (`estimates.json`, `mlcost bench --json`).
+//! Data between the steps is plain and serialisable: `BatchSample` → `SampleRecord` and
+//! `VisitRecord` (disk) → `VisitData` → `LayoutEstimate` → `Estimate` (`estimates.json`,
+//! `mlcost bench --json`).
 
 pub mod bench;
+pub mod canary;
 pub mod estimate;
 pub mod lock;
 pub mod machine;
 pub mod measure;
 pub mod regression;
+pub mod robust;
 pub mod samples;
 pub mod sampling;
+pub mod schedule;
 
 pub use bench::{
     build_all, run_bench, BenchError, BenchOutcome, BenchPlan, BenchProgram, Progress, Silent,

@@ -28,10 +28,20 @@ pub struct RunInfo {
     pub machine: Machine,
     pub compilers: Vec<CompilerRecord>,
     pub layouts: u32,
+    /// Sampling time per point over all its visits.
     pub quota_ms: u64,
-    pub target_rel_ci: Option<f64>,
+    /// Visits per point (1 in runs from before rounds).
+    #[serde(default = "one")]
+    pub rounds: u32,
+    /// Seed of the visit order.
+    #[serde(default)]
+    pub seed: u64,
     pub growth: f64,
     pub pinned_cpu: Option<usize>,
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn first_line(path: &str) -> Option<String> {
@@ -81,7 +91,8 @@ impl RunInfo {
                 .collect(),
             layouts: plan.layouts,
             quota_ms: plan.sampling.quota.as_millis() as u64,
-            target_rel_ci: plan.sampling.target_rel_ci,
+            rounds: plan.sampling.rounds,
+            seed: plan.sampling.seed,
             growth: plan.sampling.growth,
             pinned_cpu: plan.cpu,
         }

@@ -1,7 +1,9 @@
-//! The raw samples on disk: one JSON object per line, appended and flushed as each batch
+//! The raw measurements on disk: one JSON object per line, appended and flushed as each one
 //! arrives, so that an interrupted or failed run keeps everything it measured and can be
-//! analysed (or resumed) from the files alone. `samples.jsonl` holds every batch;
-//! `points.jsonl` one line per (benchmark, compiler, size, layout) whose sampling completed.
+//! analysed (or resumed) from the files alone. `samples.jsonl` holds every batch, tagged with
+//! the round of its visit; `visits.jsonl` one line per completed visit (a point's batches in
+//! one round are used only once their visit is recorded complete); `canary.jsonl` the
+//! calibration program's readings between visits.
 
 use ocaml_runtime::BatchSample;
 use serde::de::DeserializeOwned;
@@ -12,7 +14,8 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 pub const SAMPLES_FILE: &str = "samples.jsonl";
-pub const POINTS_FILE: &str = "points.jsonl";
+pub const VISITS_FILE: &str = "visits.jsonl";
+pub const CANARY_FILE: &str = "canary.jsonl";
 
 /// Identifies one sampled point of a run.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -23,14 +26,33 @@ pub struct PointKey {
     pub layout: u32,
 }
 
-/// A point whose sampling finished: its samples in `samples.jsonl` are complete.
+/// One completed visit of a point: its batches in `samples.jsonl` (same key and round) are
+/// complete. `sequence` numbers visits in the order they were taken, across resumes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PointRecord {
+pub struct VisitRecord {
     #[serde(flatten)]
     pub key: PointKey,
-    pub digest: String,
-    pub input_ns: u64,
+    pub round: u32,
+    pub sequence: u64,
+    /// Wall clock (ms since the Unix epoch) when the visit began and ended: what the canary's
+    /// timeline is read against.
+    pub start_ms: u64,
+    pub end_ms: u64,
+    /// The result digest, asked for on a point's first visit only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// Time to build the input when the visit had to (re)build it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_ns: Option<u64>,
     pub samples: usize,
+}
+
+/// One reading of the canary: its time per run over a short slice, taken between visits.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CanaryRecord {
+    /// Wall clock (ms since the Unix epoch) at the end of the reading.
+    pub at_ms: u64,
+    pub ns_per_run: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,6 +61,9 @@ pub struct SampleRecord {
     pub compiler: String,
     pub size: u64,
     pub layout: u32,
+    /// The round of the visit that took this batch (0 in logs from before rounds).
+    #[serde(default)]
+    pub round: u32,
     #[serde(flatten)]
     pub sample: BatchSample,
 }
@@ -70,8 +95,10 @@ pub struct JsonLines<T> {
 
 /// `samples.jsonl`.
 pub type SampleLog = JsonLines<SampleRecord>;
-/// `points.jsonl`.
-pub type PointLog = JsonLines<PointRecord>;
+/// `visits.jsonl`.
+pub type VisitLog = JsonLines<VisitRecord>;
+/// `canary.jsonl`.
+pub type CanaryLog = JsonLines<CanaryRecord>;
 
 impl<T: Serialize + DeserializeOwned> JsonLines<T> {
     pub fn open(path: &Path) -> Result<Self, SampleIoError> {
@@ -153,6 +180,7 @@ mod tests {
             compiler: "4.13.1".into(),
             size: 10,
             layout: 0,
+            round: 0,
             sample: BatchSample {
                 runs,
                 ns: runs * 5,

@@ -1,37 +1,41 @@
-//! Core_bench's sampling loop for one (benchmark, size, layout): batches of 1, then each a few
-//! percent larger than the last, until the time quota is spent or the slope is known to the
-//! requested precision.
+//! One visit to one (benchmark, size, layout): Core_bench's sampling loop over a short slice of
+//! time — batches of 1, then each a few percent larger than the last, until the slice is
+//! spent. A point is visited once per round; its estimate comes from all its visits
+//! ([`crate::robust`]).
 
-use crate::regression::{ols, slope_half_width};
 use ocaml_runtime::process::{DriverFault, DriverProcess};
 use ocaml_runtime::{BatchSample, Reply, Request};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SamplingConfig {
-    /// Wall time spent sampling one (benchmark, size, layout).
+    /// Wall time spent sampling one (benchmark, size, layout), over all its visits.
     pub quota: Duration,
-    /// Stop early once the slope's 95% half-width is below this fraction of the slope.
-    pub target_rel_ci: Option<f64>,
+    /// Visits per point, each in its own round; the quota is split evenly between them.
+    pub rounds: u32,
     /// Each batch is `max(k + 1, ceil(k · growth))` runs.
     pub growth: f64,
-    /// Never stop on precision before this many samples.
-    pub min_samples: usize,
-    /// Stop after this many samples whatever the quota.
-    pub max_samples: usize,
+    /// Batches a visit takes at least, whatever its slice: a slope needs a few sizes.
+    pub min_batches: usize,
+    /// Stop a visit after this many batches whatever its slice.
+    pub max_batches: usize,
     /// Longest wait for any one reply before the binary is declared hung.
     pub reply_timeout: Duration,
+    /// Seed of the visit order (recorded in `run.json`).
+    pub seed: u64,
 }
 
 impl Default for SamplingConfig {
     fn default() -> Self {
         SamplingConfig {
             quota: Duration::from_secs(1),
-            target_rel_ci: Some(0.01),
+            rounds: 8,
             growth: 1.05,
-            min_samples: 20,
-            max_samples: 10_000,
+            min_batches: 4,
+            max_batches: 5_000,
             reply_timeout: Duration::from_secs(30),
+            seed: 1,
         }
     }
 }
@@ -40,14 +44,35 @@ impl SamplingConfig {
     pub fn next_batch(&self, runs: u64) -> u64 {
         (runs + 1).max((runs as f64 * self.growth).ceil() as u64)
     }
+
+    /// Sampling time of one visit.
+    pub fn slice(&self) -> Duration {
+        self.quota / self.rounds.max(1)
+    }
 }
 
-/// Everything one (benchmark, size, layout) produced.
+/// A benchmark process kept alive across visits, with the size whose input it holds.
+pub struct Driver {
+    pub process: DriverProcess,
+    size: Option<u64>,
+}
+
+impl Driver {
+    pub fn spawn(binary: &Path, cpu: Option<usize>, limit: Duration) -> Result<Self, DriverFault> {
+        Ok(Driver {
+            process: DriverProcess::spawn(binary, cpu, limit)?,
+            size: None,
+        })
+    }
+}
+
+/// Everything one visit produced.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PointSamples {
+pub struct VisitSamples {
     pub samples: Vec<BatchSample>,
-    pub digest: String,
-    pub input_ns: u64,
+    pub digest: Option<String>,
+    /// Set when the visit had to build the input (the process held another size).
+    pub input_ns: Option<u64>,
 }
 
 /// Why sampling stopped short: the driver failed, or a sample could not be saved.
@@ -57,89 +82,83 @@ pub enum SamplingError<E> {
     Sink(E),
 }
 
-fn expect<T>(
+fn ask<T>(
+    driver: &mut DriverProcess,
     request: Request,
-    reply: Reply,
+    limit: Duration,
     pick: impl FnOnce(Reply) -> Result<T, Reply>,
 ) -> Result<T, DriverFault> {
+    let reply = driver.request(request, limit)?;
     pick(reply).map_err(|other| DriverFault::Unexpected {
         request: request.to_string(),
         reply: format!("{other:?}"),
     })
 }
 
-/// Samples one size on a running driver. Each sample goes to `sink` (the on-disk log) before
-/// the next batch is requested.
-pub fn sample_point<E>(
-    driver: &mut DriverProcess,
+/// Samples one visit of `size` on a running driver for `slice`. Each sample goes to `sink`
+/// (the on-disk log) before the next batch is requested.
+pub fn sample_visit<E>(
+    driver: &mut Driver,
     size: u64,
+    slice: Duration,
     config: &SamplingConfig,
+    want_digest: bool,
     sink: &mut dyn FnMut(&BatchSample) -> Result<(), E>,
-) -> Result<PointSamples, SamplingError<E>> {
+) -> Result<VisitSamples, SamplingError<E>> {
     let limit = config.reply_timeout;
-    let request = Request::Size(size);
-    let reply = driver
-        .request(request, limit)
-        .map_err(SamplingError::Driver)?;
-    let input_ns = expect(request, reply, |r| match r {
-        Reply::Ready { input_ns, .. } => Ok(input_ns),
-        other => Err(other),
-    })
-    .map_err(SamplingError::Driver)?;
+    let mut input_ns = None;
+    if driver.size != Some(size) {
+        driver.size = None;
+        let ready = ask(
+            &mut driver.process,
+            Request::Size(size),
+            limit,
+            |r| match r {
+                Reply::Ready { input_ns, .. } => Ok(input_ns),
+                other => Err(other),
+            },
+        );
+        input_ns = Some(ready.map_err(SamplingError::Driver)?);
+        driver.size = Some(size);
+    }
 
     let started = Instant::now();
     let mut samples: Vec<BatchSample> = Vec::new();
     let mut runs = 1;
     loop {
-        let request = Request::Batch(runs);
-        let reply = driver
-            .request(request, limit)
-            .map_err(SamplingError::Driver)?;
-        let sample = expect(request, reply, |r| match r {
-            Reply::Sample(s) if s.runs == runs => Ok(s),
-            other => Err(other),
-        })
+        let sample = ask(
+            &mut driver.process,
+            Request::Batch(runs),
+            limit,
+            |r| match r {
+                Reply::Sample(s) if s.runs == runs => Ok(s),
+                other => Err(other),
+            },
+        )
         .map_err(SamplingError::Driver)?;
         sink(&sample).map_err(SamplingError::Sink)?;
         samples.push(sample);
-        if started.elapsed() >= config.quota
-            || samples.len() >= config.max_samples
-            || precise_enough(&samples, config)
-        {
+        let spent = started.elapsed() >= slice && samples.len() >= config.min_batches;
+        if spent || samples.len() >= config.max_batches {
             break;
         }
         runs = config.next_batch(runs);
     }
 
-    let reply = driver
-        .request(Request::Digest, limit)
-        .map_err(SamplingError::Driver)?;
-    let digest = expect(Request::Digest, reply, |r| match r {
-        Reply::Digest(d) => Ok(d),
-        other => Err(other),
-    })
-    .map_err(SamplingError::Driver)?;
-    Ok(PointSamples {
+    let digest = if want_digest {
+        let digest = ask(&mut driver.process, Request::Digest, limit, |r| match r {
+            Reply::Digest(d) => Ok(d),
+            other => Err(other),
+        });
+        Some(digest.map_err(SamplingError::Driver)?)
+    } else {
+        None
+    };
+    Ok(VisitSamples {
         samples,
         digest,
         input_ns,
     })
-}
-
-fn precise_enough(samples: &[BatchSample], config: &SamplingConfig) -> bool {
-    let Some(target) = config.target_rel_ci else {
-        return false;
-    };
-    if samples.len() < config.min_samples {
-        return false;
-    }
-    let samples = crate::estimate::undisturbed(samples);
-    let runs: Vec<f64> = samples.iter().map(|s| s.runs as f64).collect();
-    let ns: Vec<f64> = samples.iter().map(|s| s.ns as f64).collect();
-    match (ols(&runs, &ns), slope_half_width(&runs, &ns)) {
-        (Some(line), Some(half)) if line.slope > 0.0 => half / line.slope < target,
-        _ => false,
-    }
 }
 
 #[cfg(test)]
@@ -157,5 +176,15 @@ mod tests {
         assert!(runs.windows(2).all(|w| w[1] > w[0]));
         let ratio = runs[99] as f64 / runs[98] as f64;
         assert!((1.04..1.07).contains(&ratio), "{ratio}");
+    }
+
+    #[test]
+    fn the_quota_is_split_between_the_rounds() {
+        let config = SamplingConfig {
+            quota: Duration::from_millis(240),
+            rounds: 8,
+            ..SamplingConfig::default()
+        };
+        assert_eq!(config.slice(), Duration::from_millis(30));
     }
 }

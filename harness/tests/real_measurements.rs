@@ -1,9 +1,9 @@
-//! Issue 2's acceptance tests: real `ocamlopt`, real binaries, real timings. Timing checks are
-//! ratios or wide bounds; allocation checks are exact, as the runtime counts them exactly.
+//! Measuring real binaries built with the real `ocamlopt`: scaling, layouts, GC counters,
+//! faults, resuming. Timing checks are ratios or wide bounds; allocation checks are exact, as
+//! the runtime counts them exactly.
 
-use harness::sampling::{sample_point, SamplingConfig, SamplingError};
+use harness::sampling::{sample_visit, Driver, SamplingConfig, SamplingError};
 use harness::{run_bench, BenchError, BenchPlan, BenchProgram, CompilerSetup, Estimate, Silent};
-use ocaml_runtime::process::DriverProcess;
 use ocaml_runtime::Compiler;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -32,7 +32,7 @@ fn plan(out: &Path, programs: Vec<BenchProgram>, layouts: u32, quota_ms: u64) ->
         layouts,
         sampling: SamplingConfig {
             quota: Duration::from_millis(quota_ms),
-            target_rel_ci: None,
+            rounds: 4,
             reply_timeout: Duration::from_secs(20),
             ..SamplingConfig::default()
         },
@@ -224,12 +224,19 @@ fn garbage_on_the_protocol_is_an_error_and_earlier_samples_were_kept() {
         tmp.path(),
         "read l; echo 'ready 10 5'\nread l; echo 'sample 1 100 0 0 0 0 0 0'\nread l; echo 'Segmentation fault?? hello'\n",
     );
-    let mut driver = DriverProcess::spawn(&fake, None, Duration::from_secs(5)).unwrap();
+    let mut driver = Driver::spawn(&fake, None, Duration::from_secs(5)).unwrap();
     let mut kept = Vec::new();
-    let err = sample_point(&mut driver, 10, &SamplingConfig::default(), &mut |s| {
-        kept.push(*s);
-        Ok::<(), ()>(())
-    })
+    let err = sample_visit(
+        &mut driver,
+        10,
+        Duration::from_millis(100),
+        &SamplingConfig::default(),
+        true,
+        &mut |s| {
+            kept.push(*s);
+            Ok::<(), ()>(())
+        },
+    )
     .unwrap_err();
     match err {
         SamplingError::Driver(fault) => assert!(
@@ -280,52 +287,50 @@ fn when_the_second_benchmark_crashes_the_first_ones_results_stay_on_disk() {
 }
 
 #[test]
-fn a_resumed_run_keeps_old_samples_and_measures_only_unfinished_points() {
+fn a_resumed_run_keeps_old_samples_and_measures_only_unfinished_visits() {
     let tmp = tempfile::tempdir().unwrap();
     let p = plan(
         tmp.path(),
         vec![program(tmp.path(), "fapp", FAPP, &[500, 1000, 1500])],
         1,
-        150,
+        160,
     );
     let first = run_bench(&p, &mut Silent).unwrap();
     let samples_path = p.out_dir.join("samples.jsonl");
-    let points_path = p.out_dir.join("points.jsonl");
+    let visits_path = p.out_dir.join("visits.jsonl");
     let original = std::fs::read_to_string(&samples_path).unwrap();
-    // Interrupted during the last point: its completion mark and some samples never made it.
-    let point_lines: Vec<String> = std::fs::read_to_string(&points_path)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
-    std::fs::write(
-        &points_path,
-        format!("{}\n{}\n", point_lines[0], point_lines[1]),
-    )
-    .unwrap();
-    let kept_lines: Vec<&str> = original.lines().collect();
-    let k = kept_lines.len() - first.estimates[2].samples / 2;
-    std::fs::write(&samples_path, kept_lines[..k].join("\n") + "\n").unwrap();
+    let visits = harness::samples::VisitLog::read_all(&visits_path).unwrap();
+    assert_eq!(visits.len(), 3 * 4, "three sizes, four rounds");
+    // Interrupted during the last two visits: their completion marks never made it (their
+    // batches did, and stay on disk unused).
+    let visit_text = std::fs::read_to_string(&visits_path).unwrap();
+    let visit_lines: Vec<&str> = visit_text.lines().collect();
+    std::fs::write(&visits_path, visit_lines[..10].join("\n") + "\n").unwrap();
+    let redone: Vec<u64> = visits[10..].iter().map(|v| v.key.size).collect();
 
     let binaries = harness::bench::build_all(&p, &mut Silent).unwrap();
     let resumed = harness::measure_built(&p, &binaries, true, &mut Silent).unwrap();
-    let sizes = |o: &harness::BenchOutcome| o.estimates.iter().map(|e| e.size).collect::<Vec<_>>();
-    assert_eq!(sizes(&resumed), sizes(&first));
-    // Finished points come back from disk unchanged, sample for sample.
-    assert_eq!(resumed.estimates[0].samples, first.estimates[0].samples);
+    let after = harness::samples::VisitLog::read_all(&visits_path).unwrap();
+    assert_eq!(after.len(), 12);
     assert_eq!(
-        resumed.estimates[1].ns_per_run,
-        first.estimates[1].ns_per_run
+        &after[..10],
+        &visits[..10],
+        "finished visits were rewritten"
     );
-    let after = std::fs::read_to_string(&samples_path).unwrap();
-    let after_lines: Vec<&str> = after.lines().collect();
-    assert_eq!(
-        &after_lines[..k],
-        &kept_lines[..k],
+    assert!(after[10..].iter().all(|v| v.sequence >= 10 && v.round == 3));
+    for (a, b) in first.estimates.iter().zip(&resumed.estimates) {
+        assert_eq!(a.size, b.size);
+        assert_eq!(b.visits, 4);
+        if !redone.contains(&a.size) {
+            // Every visit came back from disk unchanged, batch for batch.
+            assert_eq!(a.ns_per_run, b.ns_per_run, "size {}", a.size);
+            assert_eq!(a.samples, b.samples);
+        }
+    }
+    let now = std::fs::read_to_string(&samples_path).unwrap();
+    assert!(
+        now.starts_with(&original),
         "original samples were rewritten"
     );
-    // The unfinished point kept its partial samples and gained new ones.
-    assert!(
-        resumed.estimates[2].samples > first.estimates[2].samples - first.estimates[2].samples / 2
-    );
+    assert!(now.len() > original.len());
 }

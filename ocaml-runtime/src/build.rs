@@ -18,6 +18,9 @@ use std::process::Command;
 
 const DRIVER_ML: &str = include_str!("../ocaml/mlcost_driver.ml");
 const STUBS_C: &str = include_str!("../ocaml/mlcost_stubs.c");
+/// The canary benchmark (a fixed mix of calls, arithmetic and allocation) that the harness
+/// measures between visits to watch the machine's own speed.
+pub const CANARY_ML: &str = include_str!("../ocaml/mlcost_canary.ml");
 const PROGRAM_MODULE: &str = "bench_program";
 
 #[derive(Debug, thiserror::Error)]

@@ -239,6 +239,53 @@ pub fn trend(title: &str, series: &[(String, Vec<TrendPoint>)]) -> String {
     drawn.map_or_else(|e| format!("<p>chart unavailable: {e}</p>"), |_| svg)
 }
 
+/// The canary's time per run over the run's wall time (seconds from its first reading):
+/// readings above `threshold` (the machine disturbed) in red, the typical level and the
+/// threshold as horizontal lines.
+pub fn canary_timeline(readings: &[(f64, f64)], typical: f64, threshold: f64) -> String {
+    let mut svg = String::new();
+    let drawn: Plot = (|| {
+        let root = SVGBackend::with_string(&mut svg, (840, 220)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (x_lo, x_hi) = span(readings.iter().map(|r| r.0));
+        let (_, y_hi) = span(readings.iter().map(|r| r.1).chain([threshold]));
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                "canary: ns per run over the run (red: machine disturbed)",
+                ("sans-serif", 13),
+            )
+            .margin(6)
+            .x_label_area_size(28)
+            .y_label_area_size(52)
+            .build_cartesian_2d(x_lo..x_hi.max(x_lo + 1.0), 0.0..(y_hi * 1.1).max(1e-9))?;
+        chart
+            .configure_mesh()
+            .x_labels(5)
+            .x_desc("seconds")
+            .y_desc("ns per run")
+            .y_label_formatter(&|v| format_si(*v))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        for (level, style, name) in [
+            (typical, colour(0).stroke_width(1), "typical (median)"),
+            (threshold, colour(1).stroke_width(1), "disturbed above"),
+        ] {
+            chart
+                .draw_series(LineSeries::new([(x_lo, level), (x_hi, level)], style))?
+                .label(name)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], style));
+        }
+        chart.draw_series(readings.iter().map(|&(x, y)| {
+            let c = if y > threshold { colour(1) } else { colour(0) };
+            Circle::new((x, y), 2, c.filled())
+        }))?;
+        draw_legend(&mut chart)?;
+        root.present()?;
+        Ok(())
+    })();
+    drawn.map_or_else(|e| format!("<p>chart unavailable: {e}</p>"), |_| svg)
+}
+
 /// 1.2k, 3.4M …: compact axis labels.
 pub fn format_si(v: f64) -> String {
     let a = v.abs();
@@ -281,6 +328,18 @@ mod tests {
             }],
         );
         assert!(svg.contains("<rect") && svg.contains("LS"), "{svg}");
+        let svg = canary_timeline(&[(0.0, 100.0), (1.0, 101.0), (2.0, 190.0)], 100.0, 120.0);
+        assert!(
+            svg.contains("canary") && svg.contains("disturbed above"),
+            "{svg}"
+        );
+        // The reading above the threshold is drawn red, like the threshold line and its legend.
+        let calm = canary_timeline(&[(0.0, 100.0), (1.0, 101.0), (2.0, 110.0)], 100.0, 120.0);
+        assert_eq!(
+            svg.matches("#D62728").count(),
+            calm.matches("#D62728").count() + 1,
+            "{svg}"
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Comparing two cost models (two runs, or two compilers of one run) construct by construct:
-//! the ratio B/A with a 95% interval, and a verdict that accounts for both models' intervals.
-//! A nightly job fails on a significant slowdown larger than its threshold.
+//! the ratio B/A with a 95% interval, and a verdict that accounts for both models' intervals
+//! and, like criterion's noise threshold, ignores changes too small to be told from run-to-run
+//! noise however narrow the intervals. A nightly job fails on a significant slowdown larger
+//! than its threshold.
 
 use fit::{CostModel, Method};
 use serde::{Deserialize, Serialize};
@@ -52,6 +54,9 @@ pub struct Comparison {
     pub b: String,
     pub method: Method,
     pub threshold_pct: f64,
+    /// Changes within ±this many percent get no verdict of faster or slower.
+    #[serde(default)]
+    pub noise_pct: f64,
     pub floor_ns: f64,
     pub constructs: Vec<ConstructChange>,
 }
@@ -103,14 +108,30 @@ fn standard_error(ci: (f64, f64)) -> f64 {
     (ci.1 - ci.0).abs() / (2.0 * Z95)
 }
 
+/// What counts as a change: see [`compare_models`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CompareOptions {
+    pub method: Method,
+    /// A significant slowdown above this many percent is a regression.
+    pub threshold_pct: f64,
+    /// Changes within ±this many percent are noise, whatever their intervals.
+    pub noise_pct: f64,
+    /// Costs below this in both models are negligible.
+    pub floor_ns: f64,
+}
+
 /// Compares `b` against the reference `a`, construct by construct, for one method.
 pub fn compare_models(
     a: (&str, &CostModel),
     b: (&str, &CostModel),
-    method: Method,
-    threshold_pct: f64,
-    floor_ns: f64,
+    options: CompareOptions,
 ) -> Comparison {
+    let CompareOptions {
+        method,
+        threshold_pct,
+        noise_pct,
+        floor_ns,
+    } = options;
     let empty = std::collections::BTreeMap::new();
     let a_costs = a.1.methods.get(&method).map_or(&empty, |m| &m.time_ns);
     let b_costs = b.1.methods.get(&method).map_or(&empty, |m| &m.time_ns);
@@ -124,16 +145,17 @@ pub fn compare_models(
             let (lo, hi) = (diff - Z95 * se, diff + Z95 * se);
             let negligible = ka.estimate.abs() < floor_ns && kb.estimate.abs() < floor_ns;
             let reference = ka.estimate.abs().max(floor_ns);
+            let change_pct = 100.0 * diff / reference;
+            let beyond_noise = change_pct.abs() > noise_pct;
             let verdict = if negligible {
                 Verdict::Negligible
-            } else if lo > 0.0 {
+            } else if lo > 0.0 && beyond_noise {
                 Verdict::Slower
-            } else if hi < 0.0 {
+            } else if hi < 0.0 && beyond_noise {
                 Verdict::Faster
             } else {
                 Verdict::NoSignificantChange
             };
-            let change_pct = 100.0 * diff / reference;
             Some(ConstructChange {
                 construct: construct.clone(),
                 a_ns: ka.estimate,
@@ -154,6 +176,7 @@ pub fn compare_models(
         b: b.0.to_string(),
         method,
         threshold_pct,
+        noise_pct,
         floor_ns,
         constructs,
     }
@@ -194,13 +217,19 @@ mod tests {
     fn a_model_against_a_noisy_rerun_finds_almost_nothing_and_a_slowdown_is_flagged() {
         let a = model(1, 1.0);
         let rerun = model(2, 1.0);
-        let same = compare_models(("a", &a), ("rerun", &rerun), Method::Ls, 5.0, 0.05);
+        let options = CompareOptions {
+            method: Method::Ls,
+            threshold_pct: 5.0,
+            noise_pct: 0.0,
+            floor_ns: 0.05,
+        };
+        let same = compare_models(("a", &a), ("rerun", &rerun), options);
         let alarms = same.count(Verdict::Slower) + same.count(Verdict::Faster);
         assert!(alarms * 10 <= same.constructs.len(), "{}", same.summary());
         assert!(same.regressions().len() <= 1, "{}", same.summary());
 
         let slow = model(2, 3.0);
-        let cmp = compare_models(("a", &a), ("slow", &slow), Method::Ls, 5.0, 0.05);
+        let cmp = compare_models(("a", &a), ("slow", &slow), options);
         let intadd = cmp
             .constructs
             .iter()
@@ -209,5 +238,24 @@ mod tests {
         assert_eq!(intadd.verdict, Verdict::Slower, "{intadd:?}");
         assert!(intadd.regression && intadd.ratio > 2.0, "{intadd:?}");
         assert!(cmp.summary().contains("REGRESSION"), "{}", cmp.summary());
+
+        // A noise threshold above the change silences the verdict; below it, it stands.
+        let quiet = |noise_pct| {
+            let c = compare_models(
+                ("a", &a),
+                ("slow", &slow),
+                CompareOptions {
+                    noise_pct,
+                    ..options
+                },
+            );
+            c.constructs
+                .into_iter()
+                .find(|c| c.construct == "IntAdd")
+                .unwrap()
+                .verdict
+        };
+        assert_eq!(quiet(intadd.change_pct + 1.0), Verdict::NoSignificantChange);
+        assert_eq!(quiet(intadd.change_pct - 1.0), Verdict::Slower);
     }
 }

@@ -158,7 +158,7 @@ pub fn write_report(dir: &Path) -> Result<PathBuf, ReportError> {
         "settings": {
             "layouts": data.run.layouts,
             "quota_ms": data.run.quota_ms,
-            "target_rel_ci": data.run.target_rel_ci,
+            "rounds": data.run.rounds,
             "growth": data.run.growth,
             "pinned_cpu": data.run.pinned_cpu,
         },

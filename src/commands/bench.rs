@@ -48,7 +48,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         layouts: args.measure.layouts_or(4),
         sampling: args
             .measure
-            .sampling(std::time::Duration::from_secs(1), 0.01)?,
+            .sampling(std::time::Duration::from_secs(1), 8)?,
         cpu: args
             .measure
             .cpu

@@ -23,14 +23,18 @@ pub struct MeasureArgs {
         allow_hyphen_values = true
     )]
     pub compiler_flags: Vec<String>,
-    /// Sampling time per (program, size, layout), e.g. 1s, 500ms [default: 1s for bench,
-    /// 200ms for suite, 40ms for suite --quick].
+    /// Sampling time per (program, size, layout) over all its visits, e.g. 1s, 500ms
+    /// [default: 1s for bench, 200ms for suite, 40ms for suite --quick].
     #[arg(long, value_parser = humantime::parse_duration)]
     pub quota: Option<Duration>,
-    /// Stop a point early once the slope's 95% half-width is below this fraction of it
-    /// (0 = never) [default: 0.01 for bench, 0.02 for suite].
+    /// Rounds: each visits every point once, in a fresh random order, for quota/rounds; the
+    /// estimate is the mean of a point's fastest half of visits [default: 8; 4 for suite
+    /// --quick].
     #[arg(long)]
-    pub target_ci: Option<f64>,
+    pub rounds: Option<u32>,
+    /// Seed of the visit order (default: drawn from the clock; recorded in run.json).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Growth factor of successive batch sizes (Core_bench: a few percent).
     #[arg(long, default_value_t = 1.05)]
     pub growth: f64,
@@ -47,20 +51,26 @@ pub struct MeasureArgs {
 }
 
 impl MeasureArgs {
-    pub fn sampling(&self, default_quota: Duration, default_target: f64) -> Result<SamplingConfig> {
-        let target_ci = self.target_ci.unwrap_or(default_target);
+    pub fn sampling(&self, default_quota: Duration, default_rounds: u32) -> Result<SamplingConfig> {
+        let rounds = self.rounds.unwrap_or(default_rounds);
+        if rounds == 0 {
+            bail!("--rounds must be at least 1");
+        }
         if self.growth <= 1.0 {
             bail!("--growth must be above 1 (got {})", self.growth);
         }
         if self.layouts == Some(0) {
             bail!("--layouts must be at least 1");
         }
-        if !(0.0..1.0).contains(&target_ci) {
-            bail!("--target-ci is a fraction in [0, 1) (got {target_ci})");
-        }
+        let seed = self.seed.unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+        });
         Ok(SamplingConfig {
             quota: self.quota.unwrap_or(default_quota),
-            target_rel_ci: (target_ci > 0.0).then_some(target_ci),
+            rounds,
+            seed,
             growth: self.growth,
             reply_timeout: self.timeout,
             ..SamplingConfig::default()

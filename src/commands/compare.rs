@@ -4,7 +4,7 @@
 use crate::pipeline::{model_file, read_json, require_run_dir};
 use anyhow::{bail, Result};
 use clap::Args;
-use reports::compare::compare_models;
+use reports::compare::{compare_models, CompareOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -26,6 +26,11 @@ pub struct CompareArgs {
     /// Method whose constants are compared.
     #[arg(long, default_value = "nnls")]
     pub method: fit::Method,
+    /// Changes within ±this many percent are run-to-run noise: no verdict of faster or
+    /// slower, however narrow the intervals (two runs of one compiler on one machine agree
+    /// to within this; see docs/design.md).
+    #[arg(long, default_value_t = 3.0)]
+    pub noise: f64,
     /// Costs below this many ns in both models are too small to compare.
     #[arg(long, default_value_t = 0.05)]
     pub floor: f64,
@@ -81,9 +86,12 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let cmp = compare_models(
         (&label(&args.run_a, &a_name), &a),
         (&label(&run_b, &b_name), &b),
-        args.method,
-        args.threshold,
-        args.floor,
+        CompareOptions {
+            method: args.method,
+            threshold_pct: args.threshold,
+            noise_pct: args.noise,
+            floor_ns: args.floor,
+        },
     );
     if args.json {
         println!("{}", serde_json::to_string_pretty(&cmp)?);

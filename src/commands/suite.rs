@@ -131,12 +131,14 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
                 run_dir.display()
             );
         }
-        // Layouts move these programs by 5–40%: a per-layout precision of ±2% is plenty, and
-        // most points reach it well before the quota.
+        // Six visits of 15 ms per (point, layout), eight layouts, five sizes per training
+        // program and four per control: the budget that keeps the default suite under ten
+        // minutes here while each estimate rests on enough visits and layouts to reproduce
+        // (docs/design.md, "Choosing the budget").
         let quota = if args.quick {
             Duration::from_millis(40)
         } else {
-            Duration::from_millis(200)
+            Duration::from_millis(90)
         };
         let settings = SuiteSettings {
             quick: args.quick,
@@ -151,14 +153,15 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
                 .as_deref()
                 .map(std::path::absolute)
                 .transpose()?,
-            training_sizes: args.quick.then_some(4),
-            control_sizes: args.quick.then_some(3),
+            training_sizes: Some(if args.quick { 4 } else { 5 }),
+            control_sizes: Some(if args.quick { 3 } else { 4 }),
         };
-        let layouts = args.measure.layouts_or(if args.quick { 2 } else { 4 });
+        let layouts = args.measure.layouts_or(if args.quick { 2 } else { 8 });
         (
             settings,
             args.measure.compilers()?,
-            args.measure.sampling(quota, 0.02)?,
+            args.measure
+                .sampling(quota, if args.quick { 4 } else { 6 })?,
             layouts,
         )
     };
@@ -227,6 +230,9 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     let measured = measure_built(&plan, &binaries, resume, &mut progress);
     progress.finish();
     let measured = measured?;
+    for failure in &measured.failures {
+        eprintln!("mlcost: not measured: {failure}");
+    }
     println!("Training programs (layout-averaged):");
     print!("{}", reports::terminal::table(&measured.estimates));
 

@@ -154,51 +154,55 @@ pub fn validate(
         progress.built(&program.name, i + 1, programs.len());
     }
 
-    // Measure; a program whose binary fails is dropped and the rest measured again, reusing
-    // every point already finished.
-    let estimates = loop {
-        let plan = BenchPlan {
-            programs: ready
-                .iter()
-                .map(|(p, _, _)| BenchProgram {
-                    name: p.name.clone(),
-                    path: p.path.clone(),
-                    sizes: p.sizes.clone(),
-                })
-                .collect(),
-            compilers: vec![options.compiler.clone()],
-            layouts: options.layouts,
-            sampling: options.sampling.clone(),
-            cpu: options.cpu,
-            out_dir: work_dir.clone(),
-        };
-        let binaries = vec![ready.iter().map(|(_, _, b)| b.clone()).collect::<Vec<_>>()];
-        match measure_built(&plan, &binaries, true, progress) {
-            Ok(outcome) => break outcome.estimates,
-            Err(BenchError::Measure {
+    // Measure; a program whose binary fails is dropped (the run goes on without it) and
+    // reported as skipped.
+    let plan = BenchPlan {
+        programs: ready
+            .iter()
+            .map(|(p, _, _)| BenchProgram {
+                name: p.name.clone(),
+                path: p.path.clone(),
+                sizes: p.sizes.clone(),
+            })
+            .collect(),
+        compilers: vec![options.compiler.clone()],
+        layouts: options.layouts,
+        sampling: options.sampling.clone(),
+        cpu: options.cpu,
+        out_dir: work_dir.clone(),
+    };
+    let binaries = vec![ready.iter().map(|(_, _, b)| b.clone()).collect::<Vec<_>>()];
+    let outcome = measure_built(&plan, &binaries, true, progress)?;
+    for failure in outcome.failures {
+        let (program, reason) = match failure {
+            BenchError::Measure {
                 benchmark,
                 size,
                 source,
                 ..
-            }) => {
-                ready.retain(|(p, _, _)| p.name != benchmark);
-                skipped.push(Skipped {
-                    program: benchmark,
-                    reason: format!("failed at size {size}: {source}"),
-                });
-            }
-            Err(BenchError::DigestMismatch {
+            } => (benchmark, format!("failed at size {size}: {source}")),
+            BenchError::DigestMismatch {
                 benchmark, size, ..
-            }) => {
-                ready.retain(|(p, _, _)| p.name != benchmark);
-                skipped.push(Skipped {
-                    program: benchmark,
-                    reason: format!("its layouts disagree on the result at size {size}"),
-                });
-            }
-            Err(other) => return Err(other.into()),
+            } => (
+                benchmark,
+                format!("its layouts disagree on the result at size {size}"),
+            ),
+            BenchError::TooFewSamples { benchmark, size } => (
+                benchmark,
+                format!("too few samples at size {size}: raise the quota"),
+            ),
+            other => return Err(other.into()),
+        };
+        ready.retain(|(p, _, _)| p.name != program);
+        if !skipped.iter().any(|s| s.program == program) {
+            skipped.push(Skipped { program, reason });
         }
-    };
+    }
+    let estimates: Vec<_> = outcome
+        .estimates
+        .into_iter()
+        .filter(|e| ready.iter().any(|(p, _, _)| p.name == e.benchmark))
+        .collect();
 
     let mut points = Vec::new();
     for (program, counts, _) in &ready {

@@ -1,0 +1,199 @@
+//! The canary: a fixed calibration program measured between visits, about once a second, on
+//! the same CPU. Its time per run cannot change within a run, so its timeline is the
+//! machine's own speed: a reading well above its typical level means a neighbour was slowing
+//! everything down, and the visits taken around it are flagged (left out of the estimates,
+//! and counted). Program-specific slow phases that the canary does not feel are the robust
+//! estimator's job ([`crate::robust`]).
+
+use crate::bench::{BenchError, BenchPlan};
+use crate::regression::ols;
+use crate::samples::CanaryRecord;
+use crate::sampling::{sample_visit, Driver, SamplingConfig, SamplingError};
+use crate::schedule::now_ms;
+use ocaml_runtime::process::DriverFault;
+use ocaml_runtime::{build, BuildSpec, RuntimeObjects, CANARY_ML};
+use serde::{Deserialize, Serialize};
+use std::convert::Infallible;
+use std::time::{Duration, Instant};
+
+/// Input size of the canary: a run of a few microseconds.
+const CANARY_SIZE: u64 = 2000;
+/// Sampling time of one reading.
+const READING_SLICE: Duration = Duration::from_millis(10);
+/// Time between readings.
+const READING_EVERY: Duration = Duration::from_secs(1);
+/// A reading this much above the run's typical level marks the machine disturbed. On a
+/// shared core the canary's readings sit in two bands about 12% apart (the sibling
+/// hyperthread busy or idle) for most of a run; what moves benchmarks by 2× shows as
+/// readings 50–90% above the median. 20% keeps the first out and catches the second.
+pub const DISTURBED_ABOVE: f64 = 0.20;
+/// The typical level: the median of a run's readings.
+const TYPICAL_QUANTILE: f64 = 0.5;
+
+/// The canary's running process.
+pub struct Canary {
+    driver: Driver,
+    sampling: SamplingConfig,
+    last: Option<Instant>,
+}
+
+impl Canary {
+    /// Builds the canary with the plan's first compiler into `build/canary/` and starts it.
+    pub fn start(plan: &BenchPlan) -> Result<Canary, BenchError> {
+        let setup = &plan.compilers[0];
+        let dir = plan.out_dir.join("build").join("canary");
+        let fail = |source| BenchError::Build {
+            program: "mlcost canary".into(),
+            compiler: setup.compiler.name.clone(),
+            source,
+        };
+        let runtime =
+            RuntimeObjects::prepare(&setup.compiler, &setup.flags, &dir, 1).map_err(fail)?;
+        let source = dir.join("mlcost_canary.ml");
+        std::fs::write(&source, CANARY_ML).map_err(crate::bench::io_err(&source))?;
+        let binary = build(
+            &BuildSpec {
+                program: &source,
+                compiler: &setup.compiler,
+                flags: &setup.flags,
+                layout: 0,
+                dir: &dir.join("layout-0"),
+            },
+            &runtime,
+        )
+        .map_err(fail)?;
+        let measure_fault = |source| BenchError::Measure {
+            benchmark: "mlcost canary".into(),
+            compiler: setup.compiler.name.clone(),
+            size: CANARY_SIZE,
+            layout: 0,
+            source,
+        };
+        let driver = Driver::spawn(&binary.path, plan.cpu, plan.sampling.reply_timeout)
+            .map_err(measure_fault)?;
+        Ok(Canary {
+            driver,
+            sampling: plan.sampling.clone(),
+            last: None,
+        })
+    }
+
+    /// Whether a reading is due (one a second).
+    pub fn due(&self) -> bool {
+        self.last.is_none_or(|t| t.elapsed() >= READING_EVERY)
+    }
+
+    /// One reading: time per run over a short slice.
+    pub fn read(&mut self) -> Result<CanaryRecord, DriverFault> {
+        self.last = Some(Instant::now());
+        let visit = sample_visit::<Infallible>(
+            &mut self.driver,
+            CANARY_SIZE,
+            READING_SLICE,
+            &self.sampling,
+            false,
+            &mut |_| Ok(()),
+        )
+        .map_err(|e| match e {
+            SamplingError::Driver(fault) => fault,
+            SamplingError::Sink(never) => match never {},
+        })?;
+        let kept = crate::estimate::undisturbed(&visit.samples);
+        let runs: Vec<f64> = kept.iter().map(|s| s.runs as f64).collect();
+        let ns: Vec<f64> = kept.iter().map(|s| s.ns as f64).collect();
+        Ok(CanaryRecord {
+            at_ms: now_ms(),
+            ns_per_run: ols(&runs, &ns).map_or(f64::NAN, |l| l.slope),
+        })
+    }
+}
+
+/// A run's canary readings, read against their typical level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CanaryTimeline {
+    /// Readings in time order.
+    pub readings: Vec<CanaryRecord>,
+    /// The typical level: the median of the readings.
+    pub typical_ns_per_run: f64,
+    /// Readings above this are disturbed.
+    pub threshold_ns_per_run: f64,
+}
+
+impl CanaryTimeline {
+    /// `None` without readings.
+    pub fn new(mut readings: Vec<CanaryRecord>) -> Option<CanaryTimeline> {
+        readings.retain(|r| r.ns_per_run.is_finite() && r.ns_per_run > 0.0);
+        readings.sort_by_key(|r| r.at_ms);
+        let mut values: Vec<f64> = readings.iter().map(|r| r.ns_per_run).collect();
+        values.sort_by(f64::total_cmp);
+        let typical = quantile(&values, TYPICAL_QUANTILE)?;
+        Some(CanaryTimeline {
+            readings,
+            typical_ns_per_run: typical,
+            threshold_ns_per_run: typical * (1.0 + DISTURBED_ABOVE),
+        })
+    }
+
+    pub fn disturbed(&self, reading: &CanaryRecord) -> bool {
+        reading.ns_per_run > self.threshold_ns_per_run
+    }
+
+    /// Share of the readings that found the machine disturbed: with readings once a second,
+    /// the share of the run's time.
+    pub fn disturbed_fraction(&self) -> f64 {
+        let n = self.readings.iter().filter(|r| self.disturbed(r)).count();
+        n as f64 / self.readings.len() as f64
+    }
+
+    /// Whether the machine was disturbed around a visit from `start_ms` to `end_ms`: the last
+    /// reading before it or the first after it was.
+    pub fn disturbed_during(&self, start_ms: u64, end_ms: u64) -> bool {
+        let after = self.readings.partition_point(|r| r.at_ms < end_ms);
+        let before = self.readings.partition_point(|r| r.at_ms <= start_ms);
+        let neighbours = [
+            before.checked_sub(1).map(|i| &self.readings[i]),
+            self.readings.get(after),
+        ];
+        neighbours.into_iter().flatten().any(|r| self.disturbed(r))
+    }
+}
+
+fn quantile(sorted: &[f64], p: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let mut data = statrs::statistics::Data::new(sorted.to_vec());
+    Some(statrs::statistics::OrderStatistics::quantile(&mut data, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(at_ms: u64, ns_per_run: f64) -> CanaryRecord {
+        CanaryRecord { at_ms, ns_per_run }
+    }
+
+    #[test]
+    fn visits_next_to_a_slow_reading_are_disturbed() {
+        let mut readings: Vec<CanaryRecord> = (0..20)
+            .map(|i| reading(i * 1000, 5000.0 + (i % 3) as f64 * 20.0))
+            .collect();
+        readings[7].ns_per_run = 9000.0;
+        readings[8].ns_per_run = 8800.0;
+        let timeline = CanaryTimeline::new(readings).unwrap();
+        assert!((timeline.typical_ns_per_run - 5020.0).abs() < 25.0);
+        assert!((timeline.disturbed_fraction() - 0.1).abs() < 1e-9);
+        assert!(
+            timeline.disturbed_during(6100, 6200),
+            "the reading after it is slow"
+        );
+        assert!(
+            timeline.disturbed_during(8100, 8200),
+            "the reading before it is slow"
+        );
+        assert!(!timeline.disturbed_during(2100, 2200));
+        assert!(!timeline.disturbed_during(9100, 9200));
+        assert!(CanaryTimeline::new(Vec::new()).is_none());
+    }
+}
