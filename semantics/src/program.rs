@@ -3,8 +3,8 @@
 use crate::ast::{Item, Pos};
 use crate::catalogue::{catalogue, Counter};
 use crate::error::SemanticsError;
-use crate::eval::{Machine, Thrown, Unwind};
-use crate::exec::Executable;
+use crate::machine::{Machine, Thrown, Unwind};
+use crate::lower::Executable;
 use crate::infer::{Checker, Typing};
 use crate::ir::{Compiled, Slot};
 use crate::parser::{ParseError, Parser};
@@ -218,14 +218,6 @@ fn nonzero(counts: &[u64]) -> BTreeMap<String, u64> {
         .collect()
 }
 
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "panic".into())
-}
-
 fn front_end(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsError> {
     std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
@@ -239,7 +231,7 @@ fn front_end(file: &str, source: &str, benchmark: bool) -> Result<Program, Seman
         handle.join().unwrap_or_else(|panic| {
             Err(SemanticsError::Internal {
                 file: file.into(),
-                message: panic_message(&panic),
+                message: crate::worker::panic_message(&*panic),
             })
         })
     })
@@ -302,7 +294,7 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
     };
     Ok(Program {
         file: file.into(),
-        compiled: Arc::new(crate::exec::program(compiled)),
+        compiled: Arc::new(crate::lower::program(compiled)),
         shape,
     })
 }
