@@ -70,8 +70,8 @@
 //! collection; T_gc is the median of the harness's per-collection times, with a distribution-free
 //! interval ([`GcModel`]).
 //!
-//! [`synthetic`] makes suites shaped like the real training programs, for tests, benchmarks and
-//! demonstrations.
+//! With the `synthetic` feature (tests and benchmarks only, not part of the fitting API),
+//! `fit::synthetic` makes suites shaped like the real training programs.
 
 mod bootstrap;
 mod design;
@@ -86,6 +86,7 @@ mod methods;
 mod model;
 mod nonnegative;
 mod separability;
+#[cfg(any(test, feature = "synthetic"))]
 pub mod synthetic;
 
 use std::collections::BTreeMap;
