@@ -15,8 +15,8 @@
 
 use crate::ast::Pos;
 use crate::catalogue::Counter;
-use crate::machine::{CalleeKind, Machine, R};
 use crate::ir::*;
+use crate::machine::{CalleeKind, Machine, R};
 use crate::value::*;
 
 /// A compiled expression: evaluates it on the machine, counting its constructs.

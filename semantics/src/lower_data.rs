@@ -3,9 +3,9 @@
 //! matching itself is [`Machine::matches`], which walks the pattern.
 
 use crate::catalogue::Counter;
-use crate::machine::{Machine, Unwind, R};
-use crate::lower::{ev, CondEv, Ev, Lower, Operand, RecGroupCode};
 use crate::ir::*;
+use crate::lower::{ev, CondEv, Ev, Lower, Operand, RecGroupCode};
+use crate::machine::{Machine, Unwind, R};
 use crate::value::*;
 use std::rc::Rc;
 

@@ -14,8 +14,8 @@
 
 use crate::ast::Pos;
 use crate::catalogue::{Counter, COUNTER_COUNT};
-use crate::lower::{ExecItem, Executable};
 use crate::ir::*;
+use crate::lower::{ExecItem, Executable};
 use crate::types::EXN_MATCH_FAILURE;
 use crate::value::*;
 use std::rc::Rc;

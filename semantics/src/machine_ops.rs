@@ -3,9 +3,9 @@
 
 use crate::ast::Pos;
 use crate::catalogue::Counter;
-use crate::machine::{Machine, R};
-use crate::lower::RecGroupCode;
 use crate::ir::*;
+use crate::lower::RecGroupCode;
+use crate::machine::{Machine, R};
 use crate::types::{EXN_DIVISION_BY_ZERO, EXN_INVALID_ARGUMENT};
 use crate::value::*;
 use std::rc::Rc;
