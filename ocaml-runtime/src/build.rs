@@ -215,6 +215,28 @@ pub fn source_hash(source: &str) -> String {
         .collect()
 }
 
+/// Builds layout variant `layout` of `program` with `setup` into `base/layout-<layout>`: the one
+/// place a variant's directory is named, so training programs and control programs are built
+/// alike.
+pub fn build_layout(
+    program: &Path,
+    setup: &crate::CompilerSetup,
+    runtime: &RuntimeObjects,
+    base: &Path,
+    layout: u32,
+) -> Result<BuiltBinary, BuildError> {
+    build(
+        &BuildSpec {
+            program,
+            compiler: &setup.compiler,
+            flags: &setup.flags,
+            layout,
+            dir: &base.join(format!("layout-{layout}")),
+        },
+        runtime,
+    )
+}
+
 pub fn build(spec: &BuildSpec, runtime: &RuntimeObjects) -> Result<BuiltBinary, BuildError> {
     let program = spec.program;
     let dir = &std::path::absolute(spec.dir).map_err(io_error(spec.dir))?;

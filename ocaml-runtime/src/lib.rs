@@ -28,7 +28,7 @@ pub mod native;
 pub mod process;
 pub mod protocol;
 
-pub use build::{build, BuildError, BuildSpec, BuiltBinary, RuntimeObjects};
+pub use build::{build, build_layout, BuildError, BuildSpec, BuiltBinary, RuntimeObjects};
 pub use compiler::{Compiler, CompilerError, CompilerSetup};
 pub use native::{digests_of_binary, native_digests};
 pub use process::{DriverFault, DriverProcess};

@@ -3,10 +3,10 @@
 use crate::ast::{Item, Pos};
 use crate::catalogue::{catalogue, Counter};
 use crate::error::SemanticsError;
-use crate::machine::{Machine, Thrown, Unwind};
-use crate::lower::Executable;
 use crate::infer::{Checker, Typing};
 use crate::ir::{Compiled, Slot};
+use crate::lower::Executable;
+use crate::machine::{Machine, Thrown, Unwind};
 use crate::parser::{ParseError, Parser};
 use crate::types::{TyNode, INT};
 use crate::value::{self, Value};
@@ -100,6 +100,21 @@ impl Program {
                 digest: value::digest(&result),
             })
         })
+    }
+
+    /// Loads the benchmark program at `path` and counts it at each size in turn, stopping at
+    /// the first failure: what the training suite, the controls and `mlcost gen` all need.
+    /// Failures read "interpreter: …" or "interpreter at size N: …".
+    pub fn count_at_sizes(path: &Path, sizes: &[u64]) -> Result<Vec<CountResult>, String> {
+        let program = Program::load(path).map_err(|e| format!("interpreter: {e}"))?;
+        sizes
+            .iter()
+            .map(|&size| {
+                program
+                    .count(size as i64)
+                    .map_err(|e| format!("interpreter at size {size}: {e}"))
+            })
+            .collect()
     }
 
     /// Counts a whole script as the paper's interpreter does (§2): every top-level definition
