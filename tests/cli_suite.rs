@@ -140,7 +140,7 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
         "{skipped:?}"
     );
     assert!(!validation["pairs"].as_array().unwrap().is_empty());
-    // Issue 5's real check: bytes per construct are exact integers learned from real runs.
+    // The memory model's real check: bytes per construct are exact integers learned from real runs.
     let model = read(run.join("model.json"));
     let bytes = &model["memory_bytes"];
     assert_eq!(
