@@ -12,7 +12,7 @@
 //! # fn example(observations: Vec<fit::Observation>, context: fit::FitContext)
 //! #     -> Result<(), fit::FitError> {
 //! let model = fit::fit(&observations, &context, &fit::FitOptions::default())?;
-//! std::fs::write("model.json", serde_json::to_string_pretty(&model).unwrap()).unwrap();
+//! std::fs::write("costs.json", serde_json::to_string_pretty(&model).unwrap()).unwrap();
 //! let counts = observations[0].counts.clone();
 //! let nanoseconds = model.predict_ns(fit::Method::L1, &counts, true);
 //! # Ok(()) }

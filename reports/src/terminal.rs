@@ -214,6 +214,28 @@ pub fn validation_summary(name: &str, v: &validation::Validation) -> String {
     out
 }
 
+/// The interpreter's counts of one run, construct by construct, then the result digest.
+pub fn counts_table(result: &semantics::CountResult) -> String {
+    let groups: std::collections::BTreeMap<&str, &str> = semantics::catalogue()
+        .iter()
+        .map(|c| (c.name, c.group))
+        .collect();
+    let width = result
+        .counts
+        .keys()
+        .map(|k| k.len())
+        .max()
+        .unwrap_or(9)
+        .max(9);
+    let mut out = format!("{:<width$}  {:>8}  {:>14}\n", "Construct", "Group", "Count");
+    for (name, count) in &result.counts {
+        let group = groups.get(name.as_str()).copied().unwrap_or("");
+        out.push_str(&format!("{name:<width$}  {group:>8}  {count:>14}\n"));
+    }
+    out.push_str(&format!("digest {}\n", result.digest));
+    out
+}
+
 /// The runs on record, one line each.
 pub fn history_runs(runs: &[history::RunRow], db: &std::path::Path) -> String {
     let mut out = String::new();
