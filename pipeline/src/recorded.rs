@@ -78,3 +78,24 @@ pub fn fit_context(run: &RunInfo, setup: &CompilerSetup, minor_heap_words: u64) 
         minor_heap_words,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_minor_heap_recorded_in_run_json_is_used_without_starting_a_driver() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        std::fs::write(
+            run.run_file(),
+            r#"{"compilers": [{"name": "a", "minor_heap_words": 1024},
+                              {"name": "b", "minor_heap_words": 262144}]}"#,
+        )
+        .unwrap();
+        assert_eq!(minor_heap_words(&run, "b").unwrap(), 262144);
+        // Not recorded, and no manifest to find a binary in: the error names the file.
+        let err = minor_heap_words(&run, "c").unwrap_err().to_string();
+        assert!(err.contains("manifest.json"), "{err}");
+    }
+}
