@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fetches an older OCaml release from Debian's archive (bullseye: 4.11.1) and unpacks it into
 # target/ocaml-4.11/ with dpkg -x, for the tests that compare two real compilers. Nothing is
-# installed system-wide. Prints the compiler's path; exits 0 without it (and says why) when
-# the archive cannot be reached, so the tests that need it can skip with that message.
+# installed system-wide. Prints the compiler's path and exits 0; exits 1 (and says why on
+# stderr) when the compiler cannot be fetched.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 prefix="$PWD/target/ocaml-4.11"
@@ -16,13 +16,17 @@ echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.
 opts=(-o Dir::Etc::SourceList="$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
       -o Dir::State::Lists="$work/lists" -o Dir::Cache="$work/cache" -o APT::Sandbox::User=root)
 if ! command -v apt-get >/dev/null 2>&1 || ! timeout 300 apt-get "${opts[@]}" -qq update >/dev/null 2>&1; then
-  echo "fetch-old-ocaml: Debian's bullseye archive cannot be reached; two-compiler tests will skip" >&2
-  exit 0
+  echo "fetch-old-ocaml: Debian's bullseye archive cannot be reached" >&2
+  exit 1
 fi
 ( cd "$work/debs" && timeout 600 apt-get "${opts[@]}" -qq download \
     ocaml-nox=4.11.1-4 ocaml-base-nox=4.11.1-4 ocaml-interp=4.11.1-4 ocaml-compiler-libs=4.11.1-4 ) >/dev/null 2>&1 || {
-  echo "fetch-old-ocaml: could not download OCaml 4.11.1 from bullseye; two-compiler tests will skip" >&2
-  exit 0
+  echo "fetch-old-ocaml: could not download OCaml 4.11.1 from bullseye" >&2
+  exit 1
 }
-for deb in "$work"/debs/*.deb; do dpkg -x "$deb" "$prefix"; done
+for deb in "$work"/debs/*.deb; do dpkg -x "$deb" "$prefix" || exit 1; done
+if ! "$compiler" -version >/dev/null 2>&1; then
+  echo "fetch-old-ocaml: $compiler was unpacked but does not run" >&2
+  exit 1
+fi
 echo "$compiler"

@@ -1,16 +1,33 @@
 //! `mlcost`: learns what each OCaml construct costs on this machine and compiler, by
-//! experiment. This binary only wires the workspace's crates together: `ocaml-runtime` builds,
-//! `harness` measures, `semantics` counts, `fit` fits, `reports` shows.
+//! experiment. This binary parses arguments and prints: `pipeline` runs the stages over a run
+//! directory (`rundir`), `ocaml-runtime` builds, `harness` measures, `semantics` counts, `fit`
+//! fits, `reports` shows. The design is in `docs/design.md`.
 
 mod commands;
-mod pipeline;
 mod progress;
+
+/// What `mlcost compare` reads of a run, by these names, until it moves onto the pipeline
+/// crate like the other commands.
+mod pipeline {
+    pub use ::pipeline::require_run_dir;
+    pub use rundir::{model_file_name as model_file, read_json};
+}
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// What a nightly job needs to know, under every `--help`.
+const AFTER_HELP: &str = "\
+Exit status: 0 = fine; 1 = a significant regression found (compare); 2 = an error (including a
+program that does not build or verify).
+Design (pipeline, run directory, measuring protocol, model, statistics): docs/design.md.";
+
+/// Exit status of an error; 1 is reserved for a regression, which a nightly job acts on
+/// differently from a broken run.
+pub(crate) const ERROR: u8 = 2;
+
 #[derive(Parser)]
-#[command(name = "mlcost", version, about, long_about = None)]
+#[command(name = "mlcost", version, about, long_about = None, after_help = AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -38,7 +55,7 @@ enum Command {
     /// (Re)write RUN_DIR/report/index.html from the run's JSON files.
     Report(commands::report::ReportArgs),
     /// Compare two runs, or two compilers of one run, construct by construct (exit 1 on a
-    /// significant slowdown above --threshold).
+    /// significant slowdown above --threshold, 2 on an error).
     Compare(commands::compare::CompareArgs),
     /// Runs on record in the history, a construct's trend, and the trend page.
     History(commands::history::HistoryArgs),
@@ -62,7 +79,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("mlcost: error: {}", one_message(&err));
-            ExitCode::FAILURE
+            ExitCode::from(ERROR)
         }
     }
 }

@@ -1,9 +1,12 @@
-//! Progress for long stages: an indicatif bar on a terminal, one plain line per step otherwise
-//! (CI logs, pipes), always on stderr so stdout stays clean for tables and JSON.
+//! Progress for long stages, the one display of every stage (build, measure, validate): an
+//! indicatif bar on a terminal, one plain line per step otherwise (CI logs, pipes), always on
+//! stderr so stdout stays clean for tables and JSON.
 
 use harness::Progress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pipeline::StageProgress;
 use std::io::IsTerminal;
+use training_gen::BuildEvent;
 
 pub struct BarProgress {
     bar: Option<ProgressBar>,
@@ -19,16 +22,21 @@ impl BarProgress {
     }
 
     fn bar(&mut self, total: usize) -> &ProgressBar {
+        self.bar_with(
+            total,
+            "{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg} ({elapsed}, ~{eta} left)",
+        )
+    }
+
+    fn bar_with(&mut self, total: usize, template: &str) -> &ProgressBar {
         let interactive = self.interactive;
         self.bar.get_or_insert_with(|| {
             let bar =
                 ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             bar.set_style(
-                ProgressStyle::with_template(
-                    "{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg} ({elapsed}, ~{eta} left)",
-                )
-                .expect("valid template")
-                .progress_chars("=> "),
+                ProgressStyle::with_template(template)
+                    .expect("valid template")
+                    .progress_chars("=> "),
             );
             if !interactive {
                 bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -40,6 +48,39 @@ impl BarProgress {
     pub fn finish(&mut self) {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
+        }
+    }
+}
+
+impl StageProgress for BarProgress {
+    fn finish(&mut self) {
+        BarProgress::finish(self);
+    }
+
+    fn as_harness(&mut self) -> &mut dyn Progress {
+        self
+    }
+
+    fn start_build(&mut self, steps: usize) {
+        self.finish();
+        // Builds run in parallel and end in no particular order: no time-left estimate.
+        let bar = self.bar_with(
+            steps,
+            "{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg} ({elapsed})",
+        );
+        bar.set_prefix("build");
+    }
+
+    fn build_event(&self, event: BuildEvent) {
+        let Some(bar) = &self.bar else { return };
+        bar.inc(1);
+        match event {
+            BuildEvent::Counted { program } => bar.set_message(format!("counted {program}")),
+            BuildEvent::Built {
+                program,
+                compiler,
+                layout,
+            } => bar.set_message(format!("{program} [{compiler}] layout {layout}")),
         }
     }
 }

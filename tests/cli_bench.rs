@@ -65,7 +65,7 @@ fn bench_prints_the_core_bench_table_and_json() {
 }
 
 #[test]
-fn a_syntax_error_names_file_and_line_and_fails() {
+fn a_syntax_error_names_file_and_line_and_exits_2() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(
         tmp.path().join("bad.ml"),
@@ -74,7 +74,8 @@ fn a_syntax_error_names_file_and_line_and_fails() {
     .unwrap();
     let out = mlcost(&[&["bench", "bad.ml"][..], &FAST].concat(), tmp.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // 2 is an error; 1 would tell a nightly job "regression".
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("bad.ml:3") || stderr.contains("bad.ml:2"),
         "{stderr}"
@@ -87,15 +88,11 @@ fn bad_flags_and_missing_files_are_one_line_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let out = mlcost(&["bench", "nope.ml"], tmp.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && stderr.contains("nope.ml: no such file"),
-        "{stderr}"
-    );
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("nope.ml: no such file"), "{stderr}");
     std::fs::write(tmp.path().join("p.ml"), "let input n = n\nlet run n = n\n").unwrap();
     let out = mlcost(&["bench", "p.ml", "--compiler", "/no/ocamlopt"], tmp.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && stderr.contains("/no/ocamlopt"),
-        "{stderr}"
-    );
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("/no/ocamlopt"), "{stderr}");
 }

@@ -7,7 +7,7 @@ use std::process::Command;
 fn the_builtin_suite_separates_every_construct() {
     let tmp = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_mlcost"))
-        .args(["gen", "--out", "suite"])
+        .args(["gen", "--out", "suite", "--json"])
         .current_dir(tmp.path())
         .output()
         .unwrap();
@@ -17,35 +17,24 @@ fn the_builtin_suite_separates_every_construct() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let design = stdout
-        .lines()
-        .find(|l| l.starts_with("design:"))
-        .expect("a design line");
-    let constructs: usize = design
-        .split(" × ")
-        .nth(1)
-        .and_then(|r| r.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .expect("construct count");
-    assert!(
-        design.contains(&format!("rank {constructs} (full)")),
-        "{design}"
-    );
-    assert_eq!(constructs, semantics_catalogue_len(), "{stdout}");
-    assert!(
-        !stdout.contains("cannot be separated") && !stdout.contains("never run by the suite"),
-        "{stdout}"
-    );
-    let condition: f64 = design
-        .rsplit("condition number ")
-        .next()
+    let gen: serde_json::Value = serde_json::from_str(&stdout).expect("JSON on stdout");
+    let s = &gen["separability"];
+    let constructs: Vec<&str> = s["constructs"]
+        .as_array()
         .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(condition < 100.0, "{design}");
-}
-
-fn semantics_catalogue_len() -> usize {
-    semantics::catalogue().len()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    let catalogue: Vec<&str> = semantics::catalogue().iter().map(|c| c.name).collect();
+    let mut sorted = constructs.clone();
+    sorted.sort_unstable();
+    let mut expected = catalogue.clone();
+    expected.sort_unstable();
+    assert_eq!(sorted, expected, "{s}");
+    assert_eq!(s["rank"].as_u64(), Some(catalogue.len() as u64), "{s}");
+    assert!(s["aliased"].as_array().unwrap().is_empty(), "{s}");
+    assert!(s["unstressed"].as_array().unwrap().is_empty(), "{s}");
+    assert!(s["not_counted"].as_array().unwrap().is_empty(), "{s}");
+    let condition = s["condition_number"].as_f64().unwrap();
+    assert!(condition < 100.0, "{s}");
 }

@@ -107,11 +107,12 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
     ] {
         assert!(run.join(file).is_file(), "{file} missing\n{all}");
     }
-    assert!(
-        all.trim_end().ends_with(&format!(
-            "report: {}",
-            run.join("report/index.html").display()
-        )) || all.contains("report: "),
+    // The report's path is the last line on stdout, as given (relative to the working
+    // directory), so a user can open it as printed.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.trim_end().lines().last(),
+        Some("report: run1/report/index.html"),
         "{all}"
     );
     let validation = read(run.join("validation.json"));
@@ -140,7 +141,7 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
         "{skipped:?}"
     );
     assert!(!validation["pairs"].as_array().unwrap().is_empty());
-    // Issue 5's real check: bytes per construct are exact integers learned from real runs.
+    // The memory model's real check: bytes per construct are exact integers learned from real runs.
     let model = read(run.join("model.json"));
     let bytes = &model["memory_bytes"];
     assert_eq!(
@@ -219,8 +220,12 @@ fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
     let before = std::fs::read_to_string(&samples).unwrap();
     let k = before.lines().count();
     assert!(k >= 150, "only {k} samples before the kill");
-    let points_before =
-        std::fs::read_to_string(ws.path().join("run/points.jsonl")).unwrap_or_default();
+    let visits_before =
+        std::fs::read_to_string(ws.path().join("run/visits.jsonl")).unwrap_or_default();
+    assert!(
+        visits_before.lines().count() > 0,
+        "no visit completed before the kill"
+    );
 
     let out = mlcost(
         &["suite", "--resume", "run", "--history", "history.sqlite"],
@@ -232,15 +237,30 @@ fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
         after.starts_with(before.trim_end_matches(|c| c != '\n')),
         "the original samples were rewritten"
     );
-    // Points finished before the kill were not measured again.
-    let points_after = std::fs::read_to_string(ws.path().join("run/points.jsonl")).unwrap();
-    for line in points_before.lines() {
-        assert_eq!(
-            points_after.matches(line).count(),
-            1,
-            "{line} measured twice"
-        );
-    }
+    // Visits completed before the kill were not taken again: the log grew only at its end.
+    let visits_after = std::fs::read_to_string(ws.path().join("run/visits.jsonl")).unwrap();
+    assert!(
+        visits_after.starts_with(visits_before.trim_end_matches(|c| c != '\n')),
+        "completed visits were rewritten"
+    );
+    let keys = |text: &str| -> Vec<(String, u64, u64, u64)> {
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .map(|v| {
+                (
+                    v["benchmark"].as_str().unwrap().to_string(),
+                    v["size"].as_u64().unwrap(),
+                    v["layout"].as_u64().unwrap(),
+                    v["round"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let mut all = keys(&visits_after);
+    let total = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), total, "a visit was taken twice");
     let estimates = read(ws.path().join("run/estimates.json"));
     let manifest = read(ws.path().join("run/manifest.json"));
     let expected: usize = manifest["programs"]
@@ -286,11 +306,11 @@ fn compare_fails_on_a_compiler_that_instruments_every_branch() {
 }
 
 #[test]
+#[ignore = "needs a second OCaml release in MLCOST_OLD_OCAMLOPT; test.sh fetches one and runs it"]
 fn two_real_ocaml_releases_in_one_run() {
-    let Some(old) = std::env::var_os("MLCOST_OLD_OCAMLOPT").filter(|p| !p.is_empty()) else {
-        eprintln!("skipped: MLCOST_OLD_OCAMLOPT is not set (test.sh fetches OCaml 4.11 from Debian's archive)");
-        return;
-    };
+    let old = std::env::var_os("MLCOST_OLD_OCAMLOPT")
+        .filter(|p| !p.is_empty())
+        .expect("MLCOST_OLD_OCAMLOPT: the second compiler (scripts/fetch-old-ocaml.sh prints it)");
     let ws = workspace();
     let old = format!("4.11={}", old.to_string_lossy());
     let out = mlcost(
@@ -327,9 +347,17 @@ fn two_real_ocaml_releases_in_one_run() {
         assert!(ws.path().join("two").join(file).is_file(), "{file}");
     }
     let out = mlcost(&["compare", "two", "--json"], ws.path());
-    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out));
     let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(!cmp["constructs"].as_array().unwrap().is_empty());
+    let constructs = cmp["constructs"].as_array().unwrap();
+    assert!(!constructs.is_empty());
+    // Two releases may differ: 1 exactly when the comparison names a regression, never 2.
+    let regression = constructs.iter().any(|c| c["regression"] == true);
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(regression)),
+        "{}",
+        text(&out)
+    );
 }
 
 /// The report opens offline in headless Chromium without console errors, and what it shows
@@ -341,7 +369,13 @@ fn report_opens_in_chromium(page: &Path) {
             .output()
             .is_ok_and(|o| o.status.success())
     }) else {
-        eprintln!("skipped the browser check: no chromium (test.sh installs Debian's chromium)");
+        // On CI a missing browser is a failure, not a silent pass; elsewhere the rest of the
+        // end-to-end test is still worth running.
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "no chromium for the browser check (test.sh installs Debian's chromium)"
+        );
+        eprintln!("browser check not run: no chromium (test.sh installs Debian's chromium)");
         return;
     };
     let profile = tempfile::tempdir().unwrap();

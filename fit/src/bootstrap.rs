@@ -26,6 +26,7 @@ use nalgebra::DVector;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StudentT};
+use statrs::statistics::{Data, OrderStatistics};
 
 use crate::design::Design;
 use crate::input::Method;
@@ -169,23 +170,15 @@ fn layout_factor(ratios: &[f64], shift: f64) -> f64 {
     factor.max(0.05)
 }
 
-/// The central `confidence` percentile interval of `samples` (sorted in place), with linear
-/// interpolation between order statistics.
+/// The central `confidence` percentile interval of `samples`, with statrs's quantile (the
+/// harness's intervals use the same definition, so the two read alike).
 pub(crate) fn percentile_interval(samples: &mut [f64], confidence: f64) -> Option<(f64, f64)> {
     if samples.is_empty() {
         return None;
     }
-    samples.sort_unstable_by(f64::total_cmp);
     let tail = (1.0 - confidence) / 2.0;
-    Some((quantile(samples, tail), quantile(samples, 1.0 - tail)))
-}
-
-fn quantile(sorted: &[f64], probability: f64) -> f64 {
-    let position = probability * (sorted.len() - 1) as f64;
-    let below = position.floor() as usize;
-    let above = position.ceil() as usize;
-    let fraction = position - below as f64;
-    sorted[below] + fraction * (sorted[above] - sorted[below])
+    let mut data = Data::new(samples);
+    Some((data.quantile(tail), data.quantile(1.0 - tail)))
 }
 
 #[cfg(test)]
@@ -194,10 +187,13 @@ mod tests {
 
     #[test]
     fn percentile_interval_interpolates_between_order_statistics() {
+        // statrs's definition (R's type 8) on 0..=100: h = (101 + 1/3)·p + 1/3.
         let mut samples: Vec<f64> = (0..=100).rev().map(f64::from).collect();
         let (low, high) = percentile_interval(&mut samples, 0.95).unwrap();
-        assert!((low - 2.5).abs() < 1e-12);
-        assert!((high - 97.5).abs() < 1e-12);
+        let h = |p: f64| (101.0 + 1.0 / 3.0) * p + 1.0 / 3.0 - 1.0;
+        assert!((low - h(0.025)).abs() < 1e-9, "{low}");
+        assert!((high - h(0.975)).abs() < 1e-9, "{high}");
+        assert!(percentile_interval(&mut [], 0.95).is_none());
     }
 
     #[test]

@@ -274,7 +274,7 @@ pub(crate) fn training_error_pct(
 }
 
 /// Median over points of the spread between code layouts, (max − min) / mean in percent:
-/// the floor under any model's error (DESIGN.md). `None` without multi-layout points.
+/// the floor under any model's error (docs/design.md). `None` without multi-layout points.
 pub(crate) fn layout_spread_pct(observations: &[Observation]) -> Option<f64> {
     let spreads: Vec<f64> = observations
         .iter()

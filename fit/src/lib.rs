@@ -12,7 +12,7 @@
 //! # fn example(observations: Vec<fit::Observation>, context: fit::FitContext)
 //! #     -> Result<(), fit::FitError> {
 //! let model = fit::fit(&observations, &context, &fit::FitOptions::default())?;
-//! std::fs::write("model.json", serde_json::to_string_pretty(&model).unwrap()).unwrap();
+//! std::fs::write("costs.json", serde_json::to_string_pretty(&model).unwrap()).unwrap();
 //! let counts = observations[0].counts.clone();
 //! let nanoseconds = model.predict_ns(fit::Method::L1, &counts, true);
 //! # Ok(()) }
@@ -38,7 +38,7 @@
 //! Bootstrap percentile intervals (default 1000 resamples, 95%) per constant and method. Each
 //! resample draws sizes with replacement within each program, and draws each program's code
 //! layout effect: a layout variant is one build measured at every size, so its placement
-//! accident (up to 4x on call-heavy code, DESIGN.md) is one random effect shared by the
+//! accident (up to 4x on call-heavy code, docs/design.md) is one random effect shared by the
 //! program's points, known from only L builds. The draw is Student-t with L − 1 degrees of
 //! freedom scaled by each point's layout spread, which gives a constant resting on one program
 //! the t-interval of its layout mean. On six synthetic suites with four layouts, resampling the
@@ -70,8 +70,8 @@
 //! collection; T_gc is the median of the harness's per-collection times, with a distribution-free
 //! interval ([`GcModel`]).
 //!
-//! [`synthetic`] makes suites shaped like the real training programs, for tests, benchmarks and
-//! demonstrations.
+//! With the `synthetic` feature (tests and benchmarks only, not part of the fitting API),
+//! `fit::synthetic` makes suites shaped like the real training programs.
 
 mod bootstrap;
 mod design;
@@ -86,6 +86,7 @@ mod methods;
 mod model;
 mod nonnegative;
 mod separability;
+#[cfg(any(test, feature = "synthetic"))]
 pub mod synthetic;
 
 use std::collections::BTreeMap;

@@ -104,10 +104,10 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SampleIoErro
 
 /// Writes `estimates` to `path` through a temporary file, so a reader never sees half a file.
 pub fn write_estimates(path: &Path, estimates: &[Estimate]) -> Result<(), SampleIoError> {
-    let tmp = path.with_extension("json.tmp");
-    let text = serde_json::to_string_pretty(estimates).expect("estimates serialise");
-    std::fs::write(&tmp, text).map_err(io_err(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io_err(path))
+    rundir::write_json(path, estimates).map_err(|e| SampleIoError {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    })
 }
 
 /// Builds every (compiler, program, layout) into `plan.out_dir/build`; `binaries[c][p][layout]`.

@@ -18,6 +18,9 @@ pub struct CompilerRecord {
     #[serde(flatten)]
     pub compiler: Compiler,
     pub flags: Vec<String>,
+    /// The minor heap of its binaries, in words, as their driver reported it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minor_heap_words: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,6 +90,7 @@ impl RunInfo {
                 .map(|s| CompilerRecord {
                     compiler: s.compiler.clone(),
                     flags: s.flags.clone(),
+                    minor_heap_words: None,
                 })
                 .collect(),
             layouts: plan.layouts,

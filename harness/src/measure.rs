@@ -19,6 +19,7 @@ use crate::samples::{
 use crate::sampling::{sample_visit, Driver, SamplingError};
 use crate::schedule::{now_ms, stable_seed, visit_order};
 use ocaml_runtime::{BatchSample, BuiltBinary};
+use rundir::RunDir;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -28,6 +29,15 @@ struct Saved {
     samples: BTreeMap<(PointKey, u32), Vec<BatchSample>>,
     visits: Vec<VisitRecord>,
     canary: Vec<crate::samples::CanaryRecord>,
+}
+
+fn write_run_info(path: &Path, info: &RunInfo) -> Result<(), BenchError> {
+    rundir::write_json(path, info).map_err(|e| {
+        BenchError::Io(crate::samples::SampleIoError {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })
+    })
 }
 
 fn load_saved(out_dir: &Path) -> Result<Saved, BenchError> {
@@ -88,16 +98,18 @@ pub fn measure_built(
     } else {
         Saved::default()
     };
-    let info_path = plan.out_dir.join("run.json");
-    if !(resume && info_path.exists()) {
-        let info = serde_json::to_string_pretty(&RunInfo::new(plan)).expect("run info serialises");
-        std::fs::write(&info_path, info).map_err(io_err(&info_path))?;
-    }
-    let samples_path = plan.out_dir.join(SAMPLES_FILE);
-    let estimates_path = plan.out_dir.join("estimates.json");
+    let run_dir = RunDir::new(&plan.out_dir);
+    let info_path = run_dir.run_file();
+    let mut info = match rundir::read_optional::<RunInfo>(&info_path) {
+        Ok(Some(info)) if resume => info,
+        _ => RunInfo::new(plan),
+    };
+    write_run_info(&info_path, &info)?;
+    let samples_path = run_dir.samples_file();
+    let estimates_path = run_dir.estimates_file();
     let mut log = SampleLog::open(&samples_path)?;
-    let mut visit_log = VisitLog::open(&plan.out_dir.join(VISITS_FILE))?;
-    let mut canary_log = CanaryLog::open(&plan.out_dir.join(CANARY_FILE))?;
+    let mut visit_log = VisitLog::open(&run_dir.visits_file())?;
+    let mut canary_log = CanaryLog::open(&run_dir.canary_file())?;
     let _lock = MeasurementLock::acquire(|| {
         progress.stage("waiting for another mlcost measurement on this machine to finish")
     })
@@ -160,6 +172,7 @@ pub fn measure_built(
         let mut canary = Canary::start(plan)?;
         let mut drivers: BTreeMap<(usize, usize, usize), Driver> = BTreeMap::new();
         let mut current_round = todo[0].round;
+        let mut heap_recorded = false;
         for visit in &todo {
             if failed_programs.contains(&visit.key.benchmark) {
                 done += 1;
@@ -208,8 +221,14 @@ pub fn measure_built(
             let outcome = match drivers.entry(driver_key) {
                 std::collections::btree_map::Entry::Occupied(e) => Ok(e.into_mut()),
                 std::collections::btree_map::Entry::Vacant(e) => {
-                    Driver::spawn(&binary.path, plan.cpu, plan.sampling.reply_timeout)
-                        .map(|d| e.insert(d))
+                    Driver::spawn(&binary.path, plan.cpu, plan.sampling.reply_timeout).map(|d| {
+                        let record = &mut info.compilers[slot.compiler];
+                        if record.minor_heap_words.is_none() {
+                            record.minor_heap_words = Some(d.process.hello.minor_heap_words);
+                            heap_recorded = true;
+                        }
+                        e.insert(d)
+                    })
                 }
             }
             .map_err(SamplingError::Driver)
@@ -258,6 +277,9 @@ pub fn measure_built(
             progress.point_finished(done, total);
         }
         progress.round_finished(current_round, rounds);
+        if heap_recorded {
+            write_run_info(&info_path, &info)?;
+        }
     }
 
     let timeline = CanaryTimeline::new(canary_readings);

@@ -13,9 +13,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-pub const SAMPLES_FILE: &str = "samples.jsonl";
-pub const VISITS_FILE: &str = "visits.jsonl";
-pub const CANARY_FILE: &str = "canary.jsonl";
+pub use rundir::{CANARY_FILE, SAMPLES_FILE, VISITS_FILE};
 
 /// Identifies one sampled point of a run.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

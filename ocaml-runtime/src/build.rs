@@ -47,7 +47,7 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
 
 /// Alignment of a compilation unit's text in the linked binary.
 const UNIT_ALIGN_BYTES: u64 = 16;
-/// The period of the layout effect (DESIGN.md): one cache line.
+/// The period of the layout effect (docs/design.md): one cache line.
 const LAYOUT_PERIOD_BYTES: u64 = 64;
 /// Most padding functions tried when looking for a layout's offset.
 const MAX_PAD_FUNCTIONS: u32 = 64;
@@ -216,6 +216,28 @@ pub fn source_hash(source: &str) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// Builds layout variant `layout` of `program` with `setup` into `base/layout-<layout>`: the one
+/// place a variant's directory is named, so training programs and control programs are built
+/// alike.
+pub fn build_layout(
+    program: &Path,
+    setup: &crate::CompilerSetup,
+    runtime: &RuntimeObjects,
+    base: &Path,
+    layout: u32,
+) -> Result<BuiltBinary, BuildError> {
+    build(
+        &BuildSpec {
+            program,
+            compiler: &setup.compiler,
+            flags: &setup.flags,
+            layout,
+            dir: &base.join(format!("layout-{layout}")),
+        },
+        runtime,
+    )
 }
 
 pub fn build(spec: &BuildSpec, runtime: &RuntimeObjects) -> Result<BuiltBinary, BuildError> {

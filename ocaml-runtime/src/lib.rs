@@ -28,7 +28,9 @@ pub mod native;
 pub mod process;
 pub mod protocol;
 
-pub use build::{build, BuildError, BuildSpec, BuiltBinary, RuntimeObjects, CANARY_ML};
+pub use build::{
+    build, build_layout, BuildError, BuildSpec, BuiltBinary, RuntimeObjects, CANARY_ML,
+};
 pub use compiler::{Compiler, CompilerError, CompilerSetup};
 pub use native::{digests_of_binary, native_digests};
 pub use process::{DriverFault, DriverProcess};

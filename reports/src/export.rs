@@ -58,7 +58,7 @@ fn tables(data: &RunData) -> Vec<Table> {
             .collect(),
     }];
     for c in &data.compilers {
-        let tag = harness::bench::sanitize(&c.name);
+        let tag = rundir::tag(&c.name);
         if let Some(model) = &c.model {
             let mut rows = Vec::new();
             for (method, fit) in &model.methods {
@@ -210,7 +210,7 @@ pub fn write_exports(data: &RunData, dir: &Path) -> Result<Vec<Value>, ReportErr
             } else {
                 *model.methods.keys().next().unwrap_or(&fit::Method::Ls)
             };
-            let tag = harness::bench::sanitize(&c.name);
+            let tag = rundir::tag(&c.name);
             let ml = dir.join(format!("metric-{tag}.ml"));
             std::fs::write(&ml, crate::metric::raml_metric(&c.name, model, method))
                 .map_err(|e| fail(&ml, &e))?;

@@ -1,16 +1,81 @@
 //! The HTML report of a run: one self-contained page (inline CSS and SVG, no network) written
 //! to `RUN_DIR/report/index.html`, with every table also written beside it as CSV and JSON.
+//! The page's context is typed: a field the template uses cannot silently go missing.
 
 use crate::charts::{self, SizePoint};
-use crate::data::{ReportError, RunData};
+use crate::data::{CompilerResults, ReportError, RunData};
 use crate::export;
-use serde_json::{json, Value};
+use harness::machine::Machine;
+use harness::Estimate;
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-const TEMPLATE: &str = include_str!("../templates/report.html.tera");
+#[derive(Serialize)]
+struct ReportPage<'a> {
+    mlcost_version: &'a str,
+    date: String,
+    machine: &'a Machine,
+    settings: Settings,
+    compilers: Vec<CompilerSection<'a>>,
+    exports: Vec<Value>,
+}
 
-fn cost_rows(model: &fit::CostModel) -> Vec<Value> {
+#[derive(Serialize)]
+struct Settings {
+    layouts: u32,
+    quota_ms: u64,
+    rounds: u32,
+    growth: f64,
+    pinned_cpu: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct CompilerSection<'a> {
+    name: &'a str,
+    version: Option<&'a str>,
+    path: Option<String>,
+    flags: Option<String>,
+    config: Option<&'a BTreeMap<String, String>>,
+    model: Option<&'a fit::CostModel>,
+    costs: Option<Vec<CostRow<'a>>>,
+    validation: Option<&'a validation::Validation>,
+    control_charts: Option<Vec<Chart<'a>>>,
+    training_charts: Vec<Chart<'a>>,
+    estimates: Vec<&'a Estimate>,
+}
+
+#[derive(Serialize)]
+struct CostRow<'a> {
+    construct: &'a str,
+    group: &'static str,
+    methods: Vec<MethodCost>,
+    bytes: Option<&'a i64>,
+    raw_bytes: Option<&'a f64>,
+    vif: Option<&'a f64>,
+}
+
+/// A method's cost of a construct; without an estimate when the method did not fit it (the
+/// template tests `estimate is defined`).
+#[derive(Serialize)]
+struct MethodCost {
+    method: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ci_low: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ci_high: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct Chart<'a> {
+    program: &'a str,
+    svg: String,
+}
+
+fn cost_rows(model: &fit::CostModel) -> Vec<CostRow<'_>> {
     let mut names: Vec<&String> = model
         .methods
         .values()
@@ -21,41 +86,42 @@ fn cost_rows(model: &fit::CostModel) -> Vec<Value> {
     crate::sort_by_catalogue(&mut names);
     names
         .into_iter()
-        .map(|name| {
-            let methods: Vec<Value> = model
+        .map(|name| CostRow {
+            construct: name,
+            group: semantics::construct(name).map_or("", |c| c.group),
+            methods: model
                 .methods
                 .iter()
-                .map(|(m, fit)| match fit.time_ns.get(name) {
-                    Some(t) => json!({"method": m.name(), "estimate": t.estimate, "ci_low": t.ci_low, "ci_high": t.ci_high}),
-                    None => json!({"method": m.name()}),
+                .map(|(m, fit)| {
+                    let t = fit.time_ns.get(name);
+                    MethodCost {
+                        method: m.name(),
+                        estimate: t.map(|t| t.estimate),
+                        ci_low: t.map(|t| t.ci_low),
+                        ci_high: t.map(|t| t.ci_high),
+                    }
                 })
-                .collect();
-            json!({
-                "construct": name,
-                "group": semantics::construct(name).map_or("", |c| c.group),
-                "methods": methods,
-                "bytes": model.memory_bytes.get(name),
-                "raw_bytes": model.memory_fit.raw_bytes.get(name),
-                "vif": model.diagnostics.vif.get(name),
-            })
+                .collect(),
+            bytes: model.memory_bytes.get(name),
+            raw_bytes: model.memory_fit.raw_bytes.get(name),
+            vif: model.diagnostics.vif.get(name),
         })
         .collect()
 }
 
-fn control_charts(data: &RunData, compiler: &str, v: &validation::Validation) -> Vec<Value> {
-    // Per-layout estimates of the controls live in the controls work directory.
-    let path = data
-        .dir
-        .join("controls")
-        .join(harness::bench::sanitize(compiler))
-        .join("estimates.json");
-    let layouts: Vec<harness::Estimate> = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
+fn control_charts<'a>(
+    data: &RunData,
+    compiler: &str,
+    v: &'a validation::Validation,
+) -> Result<Vec<Chart<'a>>, ReportError> {
+    // Per-layout estimates of the controls live in the controls work directory; a validation
+    // without them (measured elsewhere) is drawn from its interval alone.
+    let layouts: Vec<Estimate> =
+        rundir::read_optional(&data.dir.controls_work_dir(None, compiler).estimates_file())?
+            .unwrap_or_default();
     let mut programs: Vec<&str> = v.programs.iter().map(|p| p.program.as_str()).collect();
     programs.dedup();
-    programs
+    Ok(programs
         .into_iter()
         .map(|program| {
             let points: Vec<SizePoint> = v
@@ -82,14 +148,17 @@ fn control_charts(data: &RunData, compiler: &str, v: &validation::Validation) ->
                         .collect(),
                 })
                 .collect();
-            json!({"program": program, "svg": charts::measured_vs_predicted(program, &points)})
+            Chart {
+                program,
+                svg: charts::measured_vs_predicted(program, &points),
+            }
         })
-        .collect()
+        .collect())
 }
 
-fn training_charts(data: &RunData, compiler: &str) -> Vec<Value> {
+fn training_charts<'a>(data: &'a RunData, compiler: &str) -> Vec<Chart<'a>> {
     // The largest size of each program, layout 0: the regression Core_bench would show.
-    let mut largest: BTreeMap<&str, &harness::Estimate> = BTreeMap::new();
+    let mut largest: BTreeMap<&str, &Estimate> = BTreeMap::new();
     for e in data.estimates.iter().filter(|e| e.compiler == compiler) {
         let entry = largest.entry(e.benchmark.as_str()).or_insert(e);
         if e.size > entry.size {
@@ -103,89 +172,88 @@ fn training_charts(data: &RunData, compiler: &str) -> Vec<Value> {
             let points: Vec<(f64, f64)> = data
                 .samples
                 .iter()
-                .filter(|s| s.benchmark == e.benchmark && s.compiler == compiler && s.size == e.size && s.layout == layout.layout)
+                .filter(|s| {
+                    s.benchmark == e.benchmark
+                        && s.compiler == compiler
+                        && s.size == e.size
+                        && s.layout == layout.layout
+                })
                 .map(|s| (s.sample.runs as f64, s.sample.ns as f64))
                 .collect();
-            (!points.is_empty()).then(|| {
-                json!({
-                    "program": e.benchmark,
-                    "svg": charts::batch_regression(&format!("{}:{}", e.benchmark, e.size), &points, layout.ns_per_run.estimate, layout.intercept_ns, layout.r2),
-                })
+            (!points.is_empty()).then(|| Chart {
+                program: &e.benchmark,
+                svg: charts::batch_regression(
+                    &format!("{}:{}", e.benchmark, e.size),
+                    &points,
+                    layout.ns_per_run.estimate,
+                    layout.intercept_ns,
+                    layout.r2,
+                ),
             })
         })
         .collect()
 }
 
-fn compiler_section(data: &RunData, c: &crate::data::CompilerResults) -> Value {
+fn compiler_section<'a>(
+    data: &'a RunData,
+    c: &'a CompilerResults,
+) -> Result<CompilerSection<'a>, ReportError> {
     let record = data
         .run
         .compilers
         .iter()
         .find(|r| r.compiler.name == c.name);
-    let estimates: Vec<&harness::Estimate> = data
-        .estimates
-        .iter()
-        .filter(|e| e.compiler == c.name)
-        .collect();
-    json!({
-        "name": c.name,
-        "version": record.map(|r| r.compiler.version.clone()),
-        "path": record.map(|r| r.compiler.path.display().to_string()),
-        "flags": record.map(|r| r.flags.join(" ")),
-        "config": record.map(|r| r.compiler.config.clone()),
-        "model": c.model,
-        "costs": c.model.as_ref().map(cost_rows),
-        "validation": c.validation,
-        "control_charts": c.validation.as_ref().map(|v| control_charts(data, &c.name, v)),
-        "training_charts": training_charts(data, &c.name),
-        "estimates": estimates,
+    Ok(CompilerSection {
+        name: &c.name,
+        version: record.map(|r| r.compiler.version.as_str()),
+        path: record.map(|r| r.compiler.path.display().to_string()),
+        flags: record.map(|r| r.flags.join(" ")),
+        config: record.map(|r| &r.compiler.config),
+        model: c.model.as_ref(),
+        costs: c.model.as_ref().map(cost_rows),
+        validation: c.validation.as_ref(),
+        control_charts: c
+            .validation
+            .as_ref()
+            .map(|v| control_charts(data, &c.name, v))
+            .transpose()?,
+        training_charts: training_charts(data, &c.name),
+        estimates: data
+            .estimates
+            .iter()
+            .filter(|e| e.compiler == c.name)
+            .collect(),
     })
 }
 
 /// Renders `dir/report/index.html` (and the CSV/JSON exports beside it); returns its path.
-pub fn write_report(dir: &Path) -> Result<PathBuf, ReportError> {
+pub fn write_report(dir: &std::path::Path) -> Result<PathBuf, ReportError> {
     let data = RunData::load(dir)?;
-    let out_dir = dir.join("report");
+    let out_dir = data.dir.report_dir();
     std::fs::create_dir_all(&out_dir).map_err(|e| ReportError::Read {
         path: out_dir.clone(),
         message: e.to_string(),
     })?;
     let exports = export::write_exports(&data, &out_dir)?;
-    let context = json!({
-        "mlcost_version": data.run.mlcost_version,
-        "date": crate::format_date(data.run.started_unix),
-        "machine": data.run.machine,
-        "settings": {
-            "layouts": data.run.layouts,
-            "quota_ms": data.run.quota_ms,
-            "rounds": data.run.rounds,
-            "growth": data.run.growth,
-            "pinned_cpu": data.run.pinned_cpu,
+    let page = ReportPage {
+        mlcost_version: &data.run.mlcost_version,
+        date: crate::format_date(data.run.started_unix),
+        machine: &data.run.machine,
+        settings: Settings {
+            layouts: data.run.layouts,
+            quota_ms: data.run.quota_ms,
+            rounds: data.run.rounds,
+            growth: data.run.growth,
+            pinned_cpu: data.run.pinned_cpu,
         },
-        "compilers": data.compilers.iter().map(|c| compiler_section(&data, c)).collect::<Vec<_>>(),
-        "exports": exports,
-    });
-    let mut tera = tera::Tera::default();
-    tera.add_raw_template("report.html", TEMPLATE)
-        .map_err(|e| ReportError::Render(format!("report template: {e:?}")))?;
-    tera.register_filter("ns", ns_filter);
-    let ctx = tera::Context::from_value(context).map_err(|e| ReportError::Render(e.to_string()))?;
-    let html = tera
-        .render("report.html", &ctx)
-        .map_err(|e| ReportError::Render(format!("{e:?}")))?;
+        compilers: data
+            .compilers
+            .iter()
+            .map(|c| compiler_section(&data, c))
+            .collect::<Result<_, _>>()?,
+        exports,
+    };
     let path = out_dir.join("index.html");
-    std::fs::write(&path, html).map_err(|e| ReportError::Read {
-        path: path.clone(),
-        message: e.to_string(),
-    })?;
+    crate::render::render_page("report.html", &page, &path)?;
     Ok(path)
-}
-
-/// `{{ x | ns }}`: Core_bench's time format.
-fn ns_filter(value: &Value, _: &std::collections::HashMap<String, Value>) -> tera::Result<Value> {
-    Ok(Value::String(
-        value
-            .as_f64()
-            .map_or_else(String::new, crate::terminal::format_ns),
-    ))
 }

@@ -4,7 +4,8 @@
 //! Time/Run  mWd/Run  mjWd/Run  Prom/Run  R²  95% CI`, the cost table, the validation table),
 //! and the self-contained HTML report of a run ([`html`], from the run's files read by
 //! [`data`]), with its SVG charts ([`charts`]) and every table also as CSV and JSON
-//! ([`export`]).
+//! ([`export`]); the trend and comparison pages ([`pages`]). Every page is rendered through
+//! one Tera set-up from a typed context.
 
 pub mod charts;
 pub mod compare;
@@ -13,6 +14,7 @@ pub mod export;
 pub mod html;
 pub mod metric;
 pub mod pages;
+mod render;
 pub mod terminal;
 
 /// Sorts construct names as the catalogue lists them; names it does not know go last.

@@ -5,12 +5,10 @@
 use crate::charts;
 use crate::compare::Comparison;
 use crate::data::{ReportError, RunData};
+use crate::render::render_page;
 use history::{CompilerRun, Constant, History, RunRecord, ValidationRow};
-use serde_json::json;
+use serde::Serialize;
 use std::path::Path;
-
-const TREND_TEMPLATE: &str = include_str!("../templates/trend.html.tera");
-const COMPARE_TEMPLATE: &str = include_str!("../templates/compare.html.tera");
 
 /// What the history keeps of a run.
 pub fn history_record(data: &RunData) -> RunRecord {
@@ -49,7 +47,7 @@ pub fn history_record(data: &RunData) -> RunRecord {
     }
     RunRecord {
         run_dir: std::path::absolute(&data.dir)
-            .unwrap_or_else(|_| data.dir.clone())
+            .unwrap_or_else(|_| data.dir.path().to_path_buf())
             .display()
             .to_string(),
         started_unix: data.run.started_unix,
@@ -72,23 +70,52 @@ pub fn history_record(data: &RunData) -> RunRecord {
     }
 }
 
-fn render(
-    template: &str,
-    name: &str,
-    context: serde_json::Value,
-    path: &Path,
-) -> Result<(), ReportError> {
-    let mut tera = tera::Tera::default();
-    tera.add_raw_template(name, template)
-        .map_err(|e| ReportError::Render(format!("{name}: {e:?}")))?;
-    let ctx = tera::Context::from_value(context).map_err(|e| ReportError::Render(e.to_string()))?;
-    let html = tera
-        .render(name, &ctx)
-        .map_err(|e| ReportError::Render(format!("{e:?}")))?;
-    std::fs::write(path, html).map_err(|e| ReportError::Read {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })
+#[derive(Serialize)]
+struct TrendPage<'a> {
+    method: String,
+    runs: Vec<TrendRun<'a>>,
+    charts: Vec<TrendChart<'a>>,
+}
+
+#[derive(Serialize)]
+struct TrendRun<'a> {
+    index: usize,
+    dir: &'a str,
+    date: String,
+    compilers: String,
+}
+
+#[derive(Serialize)]
+struct TrendChart<'a> {
+    construct: &'a str,
+    svg: String,
+}
+
+#[derive(Serialize)]
+struct ComparePage<'a> {
+    a: &'a str,
+    b: &'a str,
+    method: String,
+    threshold: f64,
+    summary: String,
+    rows: Vec<CompareRow<'a>>,
+}
+
+#[derive(Serialize)]
+struct CompareRow<'a> {
+    construct: &'a str,
+    a: f64,
+    a_lo: f64,
+    a_hi: f64,
+    b: f64,
+    b_lo: f64,
+    b_hi: f64,
+    ratio: f64,
+    ratio_lo: f64,
+    ratio_hi: f64,
+    change: f64,
+    verdict: &'static str,
+    regression: bool,
 }
 
 /// Writes the trend page of every construct in the history to `path`.
@@ -102,7 +129,7 @@ pub fn write_trend_page(history: &History, method: &str, path: &Path) -> Result<
     };
     let mut constructs = history.constructs().map_err(fail)?;
     crate::sort_by_catalogue(&mut constructs);
-    let mut charts_html = Vec::new();
+    let mut trend_charts = Vec::new();
     for construct in &constructs {
         let points = history.trend(construct, method).map_err(fail)?;
         let mut series: std::collections::BTreeMap<String, Vec<charts::TrendPoint>> =
@@ -114,46 +141,55 @@ pub fn write_trend_page(history: &History, method: &str, path: &Path) -> Result<
                 .push((index_of(p.run_id), p.estimate, p.ci_low, p.ci_high));
         }
         let series: Vec<(String, Vec<charts::TrendPoint>)> = series.into_iter().collect();
-        charts_html.push(json!({"construct": construct, "svg": charts::trend(construct, &series)}));
+        trend_charts.push(TrendChart {
+            construct,
+            svg: charts::trend(construct, &series),
+        });
     }
-    let runs_json: Vec<serde_json::Value> = runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            json!({
-                "index": i + 1,
-                "dir": r.run_dir,
-                "date": crate::format_date(r.started_unix),
-                "compilers": r.compilers.join(", "),
+    let page = TrendPage {
+        method: method.to_uppercase(),
+        runs: runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| TrendRun {
+                index: i + 1,
+                dir: &r.run_dir,
+                date: crate::format_date(r.started_unix),
+                compilers: r.compilers.join(", "),
             })
-        })
-        .collect();
-    render(
-        TREND_TEMPLATE,
-        "trend.html",
-        json!({"method": method.to_uppercase(), "runs": runs_json, "charts": charts_html}),
-        path,
-    )
+            .collect(),
+        charts: trend_charts,
+    };
+    render_page("trend.html", &page, path)
 }
 
 /// Writes the comparison page.
 pub fn write_compare_page(cmp: &Comparison, path: &Path) -> Result<(), ReportError> {
-    let rows: Vec<serde_json::Value> = cmp
-        .constructs
-        .iter()
-        .map(|c| {
-            json!({
-                "construct": c.construct, "a": c.a_ns, "a_lo": c.a_ci.0, "a_hi": c.a_ci.1,
-                "b": c.b_ns, "b_lo": c.b_ci.0, "b_hi": c.b_ci.1,
-                "ratio": c.ratio, "ratio_lo": c.ratio_ci.0, "ratio_hi": c.ratio_ci.1,
-                "change": c.change_pct, "verdict": c.verdict.label(), "regression": c.regression,
+    let page = ComparePage {
+        a: &cmp.a,
+        b: &cmp.b,
+        method: cmp.method.name().to_uppercase(),
+        threshold: cmp.threshold_pct,
+        summary: cmp.summary(),
+        rows: cmp
+            .constructs
+            .iter()
+            .map(|c| CompareRow {
+                construct: &c.construct,
+                a: c.a_ns,
+                a_lo: c.a_ci.0,
+                a_hi: c.a_ci.1,
+                b: c.b_ns,
+                b_lo: c.b_ci.0,
+                b_hi: c.b_ci.1,
+                ratio: c.ratio,
+                ratio_lo: c.ratio_ci.0,
+                ratio_hi: c.ratio_ci.1,
+                change: c.change_pct,
+                verdict: c.verdict.label(),
+                regression: c.regression,
             })
-        })
-        .collect();
-    render(
-        COMPARE_TEMPLATE,
-        "compare.html",
-        json!({"a": cmp.a, "b": cmp.b, "method": cmp.method.name().to_uppercase(), "threshold": cmp.threshold_pct, "summary": cmp.summary(), "rows": rows}),
-        path,
-    )
+            .collect(),
+    };
+    render_page("compare.html", &page, path)
 }

@@ -181,6 +181,93 @@ pub fn pairs_table(v: &validation::Validation) -> String {
     render(&header, &rows)
 }
 
+/// A fitted model as `mlcost fit` and `mlcost suite` print it: the cost table, then the design
+/// and GC lines.
+pub fn model_summary(name: &str, model: &fit::CostModel) -> String {
+    let mut out = format!("\nCost model for {name} (ns per occurrence, bytes per occurrence):\n");
+    out.push_str(&cost_table(model));
+    let d = &model.diagnostics;
+    out.push_str(&format!(
+        "rank {}/{} constructs, condition number {:.1}, {} points from {} programs\n",
+        d.rank, d.constructs, d.condition_number, d.points, d.programs
+    ));
+    if let Some(t) = model.gc.ns_per_minor_collection {
+        out.push_str(&format!(
+            "GC: minor heap {} bytes, {:.0} ns per minor collection (95% CI {:.0} .. {:.0})\n",
+            model.gc.minor_heap_bytes, t.estimate, t.ci_low, t.ci_high
+        ));
+    }
+    out
+}
+
+/// A validation as `mlcost validate` and `mlcost suite` print it: the error table, then the
+/// pairs when there are any.
+pub fn validation_summary(name: &str, v: &validation::Validation) -> String {
+    let mut out = format!(
+        "\nValidation of {name} on {} control programs ({} points):\n",
+        v.summary.programs, v.summary.points
+    );
+    out.push_str(&validation_table(v));
+    if !v.pairs.is_empty() {
+        out.push_str(&pairs_table(v));
+    }
+    out
+}
+
+/// The interpreter's counts of one run, construct by construct, then the result digest.
+pub fn counts_table(result: &semantics::CountResult) -> String {
+    let groups: std::collections::BTreeMap<&str, &str> = semantics::catalogue()
+        .iter()
+        .map(|c| (c.name, c.group))
+        .collect();
+    let width = result
+        .counts
+        .keys()
+        .map(|k| k.len())
+        .max()
+        .unwrap_or(9)
+        .max(9);
+    let mut out = format!("{:<width$}  {:>8}  {:>14}\n", "Construct", "Group", "Count");
+    for (name, count) in &result.counts {
+        let group = groups.get(name.as_str()).copied().unwrap_or("");
+        out.push_str(&format!("{name:<width$}  {group:>8}  {count:>14}\n"));
+    }
+    out.push_str(&format!("digest {}\n", result.digest));
+    out
+}
+
+/// The runs on record, one line each.
+pub fn history_runs(runs: &[history::RunRow], db: &std::path::Path) -> String {
+    let mut out = String::new();
+    for r in runs {
+        out.push_str(&format!(
+            "run {:>3}  {}  {}  ({} constants)\n",
+            r.id,
+            r.compilers.join(","),
+            r.run_dir,
+            r.constants
+        ));
+    }
+    out.push_str(&format!(
+        "{} runs on record in {}\n",
+        runs.len(),
+        db.display()
+    ));
+    out
+}
+
+/// A construct's cost in every run on record, one line per (run, compiler).
+pub fn history_trend(construct: &str, method: &str, points: &[history::TrendPoint]) -> String {
+    let mut out = format!("{construct} ({}), ns:\n", method.to_uppercase());
+    for p in points {
+        out.push_str(&format!(
+            "  run {:>3}  {:<12} {:>9.3}  [{:.3} .. {:.3}]  {}\n",
+            p.run_id, p.compiler, p.estimate, p.ci_low, p.ci_high, p.run_dir
+        ));
+    }
+    out
+}
+
 fn render(header: &[String], rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {

@@ -3,7 +3,7 @@
 //! construct is one line here, one counting rule in the compiler or interpreter, and one
 //! training template.
 //!
-//! The first 37 entries are the paper's (§5) and DESIGN.md's; the others extend the language
+//! The first 37 entries are the paper's (§5); the others extend the language
 //! the paper left as future work (user variants, exceptions, bit operations, polymorphic
 //! comparison), each with the reason it is a construct of its own.
 

@@ -1,5 +1,5 @@
 //! The intermediate form of a program, produced by [`crate::compile`] and compiled to
-//! closures by [`crate::exec`]: variables resolved to frame slots, closure environments or globals;
+//! closures by [`crate::lower`]: variables resolved to frame slots, closure environments or globals;
 //! comparisons specialised by type; tail calls tagged; closures annotated with what they
 //! capture; compile-time constants folded into static values. Nothing here holds an `Rc`, so
 //! a compiled [`Program`](crate::Program) can be shared between threads.

@@ -103,10 +103,10 @@
 //! `examples/count_speed.rs` measures one program.
 //!
 //! ## Layout
-//! `lexer` → `parser` (+ `parser_expr`, `parser_pat`) → `tail` (tail-position tags) →
-//! `infer` (+ `infer_decl`, `types`) → `compile` (+ `compile_app`, `compile_pat`, `fv`) →
-//! `ir` → `exec` (+ `exec_data`: the IR compiled to closures) run by `eval` (+ `eval_data`,
-//! `value`), orchestrated by `program` on `worker` threads;
+//! `lexer` → `parser` (+ `parser_expr`, `parser_types`, `parser_pat`) → `tail` (tail-position
+//! tags) → `infer` (+ `infer_decl`, `types`) → `compile` (+ `compile_app`, `compile_pat`, `fv`:
+//! the AST to the IR) → `ir` → `lower` (+ `lower_data`: the IR lowered to closures) run by
+//! `machine` (+ `machine_ops`, `value`), orchestrated by `program` on `worker` threads;
 //! `catalogue` is the list of constructs, `prims` the Stdlib primitives, `prelude` the Stdlib
 //! functions written in OCaml.
 
@@ -116,18 +116,19 @@ mod compile;
 mod compile_app;
 mod compile_pat;
 mod error;
-mod eval;
-mod eval_data;
-mod exec;
-mod exec_data;
 mod fv;
 mod infer;
 mod infer_decl;
 mod ir;
 mod lexer;
+mod lower;
+mod lower_data;
+mod machine;
+mod machine_ops;
 mod parser;
 mod parser_expr;
 mod parser_pat;
+mod parser_types;
 mod prelude;
 mod prims;
 mod program;

@@ -1,6 +1,7 @@
 //! Hand-written recursive-descent parser: items, type expressions and patterns here,
 //! expressions (a Pratt parser with OCaml's precedence and associativity) in
-//! [`crate::parser_expr`], types and patterns in [`crate::parser_pat`].
+//! [`crate::parser_expr`], types in [`crate::parser_types`], patterns in
+//! [`crate::parser_pat`].
 //!
 //! Anything outside the subset is refused with [`ParseError::Unsupported`], naming the
 //! construct, rather than a generic syntax error: the user should learn that `for` loops are

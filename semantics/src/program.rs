@@ -3,10 +3,10 @@
 use crate::ast::{Item, Pos};
 use crate::catalogue::{catalogue, Counter};
 use crate::error::SemanticsError;
-use crate::eval::{Machine, Thrown, Unwind};
-use crate::exec::Executable;
 use crate::infer::{Checker, Typing};
 use crate::ir::{Compiled, Slot};
+use crate::lower::Executable;
+use crate::machine::{Machine, Thrown, Unwind};
 use crate::parser::{ParseError, Parser};
 use crate::types::{TyNode, INT};
 use crate::value::{self, Value};
@@ -100,6 +100,21 @@ impl Program {
                 digest: value::digest(&result),
             })
         })
+    }
+
+    /// Loads the benchmark program at `path` and counts it at each size in turn, stopping at
+    /// the first failure: what the training suite, the controls and `mlcost gen` all need.
+    /// Failures read "interpreter: …" or "interpreter at size N: …".
+    pub fn count_at_sizes(path: &Path, sizes: &[u64]) -> Result<Vec<CountResult>, String> {
+        let program = Program::load(path).map_err(|e| format!("interpreter: {e}"))?;
+        sizes
+            .iter()
+            .map(|&size| {
+                program
+                    .count(size as i64)
+                    .map_err(|e| format!("interpreter at size {size}: {e}"))
+            })
+            .collect()
     }
 
     /// Counts a whole script as the paper's interpreter does (§2): every top-level definition
@@ -218,14 +233,6 @@ fn nonzero(counts: &[u64]) -> BTreeMap<String, u64> {
         .collect()
 }
 
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "panic".into())
-}
-
 fn front_end(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsError> {
     std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
@@ -239,7 +246,7 @@ fn front_end(file: &str, source: &str, benchmark: bool) -> Result<Program, Seman
         handle.join().unwrap_or_else(|panic| {
             Err(SemanticsError::Internal {
                 file: file.into(),
-                message: panic_message(&panic),
+                message: crate::worker::panic_message(&*panic),
             })
         })
     })
@@ -302,7 +309,7 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
     };
     Ok(Program {
         file: file.into(),
-        compiled: Arc::new(crate::exec::program(compiled)),
+        compiled: Arc::new(crate::lower::program(compiled)),
         shape,
     })
 }

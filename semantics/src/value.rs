@@ -19,7 +19,7 @@ pub(crate) fn wrap63(x: i64) -> i64 {
 }
 
 /// A run-time value. Every variant holds one word (floats as their bits, closures behind one
-/// pointer), so that Rust passes a `Value`, and an [`R<Value>`](crate::eval::R), as a pair of
+/// pointer), so that Rust passes a `Value`, and an [`R<Value>`](crate::machine::R), as a pair of
 /// registers: with a float or a two-field variant it would go through memory, written in
 /// pieces and read back whole, which stalls the processor on every value an evaluation step
 /// returns (measured: a third of the interpreter's time on call-heavy code).

@@ -37,7 +37,8 @@ fn spawn() -> Result<Worker, String> {
     Ok(Worker { jobs })
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+/// The text a panic was raised with, for the error that reports it.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     panic
         .downcast_ref::<String>()
         .cloned()

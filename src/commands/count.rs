@@ -25,22 +25,6 @@ pub fn run(args: CountArgs) -> Result<ExitCode> {
         println!("{}", serde_json::to_string(&result)?);
         return Ok(ExitCode::SUCCESS);
     }
-    let groups: std::collections::BTreeMap<&str, &str> = semantics::catalogue()
-        .iter()
-        .map(|c| (c.name, c.group))
-        .collect();
-    let width = result
-        .counts
-        .keys()
-        .map(|k| k.len())
-        .max()
-        .unwrap_or(9)
-        .max(9);
-    println!("{:<width$}  {:>8}  {:>14}", "Construct", "Group", "Count");
-    for (name, count) in &result.counts {
-        let group = groups.get(name.as_str()).copied().unwrap_or("");
-        println!("{name:<width$}  {group:>8}  {count:>14}");
-    }
-    println!("digest {}", result.digest);
+    print!("{}", reports::terminal::counts_table(&result));
     Ok(ExitCode::SUCCESS)
 }

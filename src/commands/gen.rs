@@ -21,6 +21,9 @@ pub struct GenArgs {
     /// The compiler the templates are rendered for (default: `ocamlopt` on PATH).
     #[arg(long, value_name = "PATH")]
     pub compiler: Option<PathBuf>,
+    /// Print the suite's size and separability as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(args: GenArgs) -> Result<ExitCode> {
@@ -38,22 +41,34 @@ pub fn run(args: GenArgs) -> Result<ExitCode> {
     for error in &outcome.errors {
         eprintln!("mlcost: template error: {error}");
     }
-    println!(
-        "{} programs from {} templates in {}",
-        outcome.manifest.programs.len(),
-        outcome
-            .manifest
-            .programs
-            .iter()
-            .map(|p| &p.template)
-            .collect::<std::collections::BTreeSet<_>>()
-            .len(),
-        args.out.display()
-    );
-    super::separability::print_for_suite(&args.out, &outcome.manifest)?;
+    let programs = outcome.manifest.programs.len();
+    let templates = outcome
+        .manifest
+        .programs
+        .iter()
+        .map(|p| &p.template)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let separability = pipeline::separability::suite_separability(&args.out, &outcome.manifest);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "programs": programs,
+                "templates": templates,
+                "separability": separability,
+            }))?
+        );
+    } else {
+        println!(
+            "{programs} programs from {templates} templates in {}",
+            args.out.display()
+        );
+        super::separability::print(&separability);
+    }
     Ok(if outcome.errors.is_empty() {
         ExitCode::SUCCESS
     } else {
-        ExitCode::FAILURE
+        ExitCode::from(crate::ERROR)
     })
 }

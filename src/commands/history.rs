@@ -28,16 +28,9 @@ pub struct HistoryArgs {
     pub json: bool,
 }
 
-/// Records a run directory in the history at `db`.
-pub fn record(db: &std::path::Path, run_dir: &std::path::Path) -> Result<i64> {
-    let data = reports::data::RunData::load(run_dir)?;
-    let mut history = History::open(db)?;
-    Ok(history.record(&reports::pages::history_record(&data))?)
-}
-
 pub fn run(args: HistoryArgs) -> Result<ExitCode> {
     if let Some(dir) = &args.record {
-        record(&args.db, dir)?;
+        pipeline::record_history(&args.db, dir)?;
     }
     let history = History::open(&args.db)?;
     let page = args.db.with_file_name("trend.html");
@@ -48,13 +41,10 @@ pub fn run(args: HistoryArgs) -> Result<ExitCode> {
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&points)?);
             } else {
-                println!("{construct} ({}), ns:", args.method.name().to_uppercase());
-                for p in &points {
-                    println!(
-                        "  run {:>3}  {:<12} {:>9.3}  [{:.3} .. {:.3}]  {}",
-                        p.run_id, p.compiler, p.estimate, p.ci_low, p.ci_high, p.run_dir
-                    );
-                }
+                print!(
+                    "{}",
+                    reports::terminal::history_trend(construct, args.method.name(), &points)
+                );
             }
         }
         None => {
@@ -62,16 +52,7 @@ pub fn run(args: HistoryArgs) -> Result<ExitCode> {
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&runs)?);
             } else {
-                for r in &runs {
-                    println!(
-                        "run {:>3}  {}  {}  ({} constants)",
-                        r.id,
-                        r.compilers.join(","),
-                        r.run_dir,
-                        r.constants
-                    );
-                }
-                println!("{} runs on record in {}", runs.len(), args.db.display());
+                print!("{}", reports::terminal::history_runs(&runs, &args.db));
             }
         }
     }

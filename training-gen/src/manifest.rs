@@ -7,7 +7,7 @@ use crate::verify::CheckOutcome;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-pub const MANIFEST_FILE: &str = "manifest.json";
+pub use rundir::MANIFEST_FILE;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -57,43 +57,15 @@ impl BuildEntry {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum ManifestError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}: not an mlcost manifest: {source}")]
-    Parse {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
-}
+/// A manifest that cannot be read or written: the run directory's error, with its path.
+pub type ManifestError = rundir::RunDirError;
 
 impl Manifest {
     pub fn load(suite: &Path) -> Result<Manifest, ManifestError> {
-        let path = suite.join(MANIFEST_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|source| ManifestError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        serde_json::from_str(&text).map_err(|source| ManifestError::Parse { path, source })
+        rundir::read_json(&rundir::RunDir::new(suite).manifest_file())
     }
 
-    /// Writes through a temporary file so an interrupted write never leaves half a manifest.
     pub fn save(&self, suite: &Path) -> Result<(), ManifestError> {
-        let path = suite.join(MANIFEST_FILE);
-        let tmp = suite.join(format!("{MANIFEST_FILE}.tmp"));
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| ManifestError::Io { path, source }
-        };
-        std::fs::write(
-            &tmp,
-            serde_json::to_string_pretty(self).expect("manifest serialises"),
-        )
-        .map_err(io(&tmp))?;
-        std::fs::rename(&tmp, &path).map_err(io(&path))
+        rundir::write_json(&rundir::RunDir::new(suite).manifest_file(), self)
     }
 }

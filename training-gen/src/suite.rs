@@ -7,14 +7,14 @@ use crate::render::{render_all, RenderContext};
 use crate::template::{builtin, discover, TemplateError};
 use crate::verify::run_check;
 use ocaml_runtime::build::{sanitize, source_hash};
-use ocaml_runtime::{build, digests_of_binary, BuildSpec, CompilerSetup, RuntimeObjects};
+use ocaml_runtime::{build_layout, digests_of_binary, CompilerSetup, RuntimeObjects};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub const COUNTS_FILE: &str = "counts.json";
+pub use rundir::COUNTS_FILE;
 /// Where `generate` writes the programs, inside the suite directory.
 pub const PROGRAMS_DIR: &str = "programs";
 
@@ -26,7 +26,7 @@ pub enum SuiteError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Manifest(#[from] ManifestError),
+    RunDir(#[from] ManifestError),
     #[error(transparent)]
     Template(#[from] TemplateError),
     #[error("{0}")]
@@ -154,23 +154,19 @@ fn count_program(
     entry: &ProgramEntry,
     on_event: &(dyn Fn(BuildEvent) + Sync),
 ) -> Result<Vec<ProgramCounts>, String> {
-    let path = suite.join(&entry.source);
-    let program = semantics::Program::load(&path).map_err(|e| format!("interpreter: {e}"))?;
-    let rows = entry
-        .sizes
-        .iter()
-        .map(|&size| {
-            let result = program
-                .count(size as i64)
-                .map_err(|e| format!("interpreter at size {size}: {e}"))?;
-            Ok(ProgramCounts {
-                program: entry.name.clone(),
-                size,
-                counts: result.counts,
-                digest: result.digest,
-            })
-        })
-        .collect();
+    let rows = semantics::Program::count_at_sizes(&suite.join(&entry.source), &entry.sizes).map(
+        |results| {
+            results
+                .into_iter()
+                .map(|r| ProgramCounts {
+                    program: entry.name.clone(),
+                    size: r.size as u64,
+                    counts: r.counts,
+                    digest: r.digest,
+                })
+                .collect()
+        },
+    );
     on_event(BuildEvent::Counted {
         program: &entry.name,
     });
@@ -251,12 +247,7 @@ pub fn build_suite(
         }
     }
     manifest.save(suite)?;
-    let counts_path = suite.join(COUNTS_FILE);
-    std::fs::write(
-        &counts_path,
-        serde_json::to_string_pretty(&counts).expect("counts serialise"),
-    )
-    .map_err(io(&counts_path))?;
+    rundir::write_json(&rundir::RunDir::new(suite).counts_file(), &counts)?;
     Ok(BuildOutcome {
         manifest,
         counts,
@@ -271,10 +262,10 @@ fn build_variant(
     runtime: &RuntimeObjects,
     layout: u32,
 ) -> BuildEntry {
-    let rel_dir = PathBuf::from("build")
+    let base = suite
+        .join("build")
         .join(sanitize(&setup.compiler.name))
-        .join(sanitize(&entry.name))
-        .join(format!("layout-{layout}"));
+        .join(sanitize(&entry.name));
     let mut out = BuildEntry {
         compiler: setup.compiler.name.clone(),
         version: setup.compiler.version.clone(),
@@ -287,14 +278,7 @@ fn build_variant(
         digests_agree: None,
         error: None,
     };
-    let spec = BuildSpec {
-        program: &suite.join(&entry.source),
-        compiler: &setup.compiler,
-        flags: &setup.flags,
-        layout,
-        dir: &suite.join(&rel_dir),
-    };
-    let binary = match build(&spec, runtime) {
+    let binary = match build_layout(&suite.join(&entry.source), setup, runtime, &base, layout) {
         Ok(b) => b,
         Err(e) => {
             out.error = Some(format!("does not compile: {e}"));

@@ -1,4 +1,4 @@
-//! Issue 4's acceptance tests with the real compiler: the built-in suite renders, compiles and
+//! The training suite with the real compiler: the built-in suite renders, compiles and
 //! verifies; what the compiler optimised away fails verification; broken templates are named
 //! and the rest of the suite still comes out.
 

@@ -191,12 +191,24 @@ mod tests {
     }
 
     #[test]
-    fn the_embedded_corpus_has_thirty_programs_and_its_pairs() {
+    fn the_embedded_corpus_is_the_controls_directory_and_has_its_pairs() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = extract_builtin(tmp.path()).unwrap();
         let (programs, skipped) = discover(&dir).unwrap();
         assert!(skipped.is_empty(), "{skipped:?}");
-        assert!(programs.len() >= 30, "{}", programs.len());
+        // Every program of controls/ is embedded and parses, and nothing else is.
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../controls");
+        let mut expected: Vec<String> = std::fs::read_dir(&source)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "ml"))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect();
+        expected.sort();
+        let mut names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
+        names.sort();
+        assert_eq!(names, expected);
+        assert_eq!(names.len(), 42, "the README's count of control programs");
         for pair in ["fact-vs-tailfact", "append-one-vs-two"] {
             let members = programs
                 .iter()

@@ -9,12 +9,12 @@ use crate::score::{
 };
 use fit::{CostModel, Method};
 use harness::{measure_built, BenchError, BenchPlan, BenchProgram, Progress, SamplingConfig};
-use ocaml_runtime::{build, BuildSpec, BuiltBinary, CompilerSetup, RuntimeObjects};
+use ocaml_runtime::{build_layout, BuiltBinary, CompilerSetup, RuntimeObjects};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub const VALIDATION_FILE: &str = "validation.json";
+pub use rundir::VALIDATION_FILE;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Validation {
@@ -36,6 +36,8 @@ pub enum ValidationError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    RunDir(#[from] rundir::RunDirError),
 }
 
 pub struct ValidateOptions<'a> {
@@ -58,19 +60,15 @@ pub struct ValidateOptions<'a> {
 type Counts = Vec<(u64, BTreeMap<String, f64>, String)>;
 
 fn count(program: &ControlProgram) -> Result<Counts, String> {
-    let loaded =
-        semantics::Program::load(&program.path).map_err(|e| format!("interpreter: {e}"))?;
-    program
-        .sizes
-        .iter()
-        .map(|&size| {
-            let r = loaded
-                .count(size as i64)
-                .map_err(|e| format!("interpreter at size {size}: {e}"))?;
-            let counts = r.counts.into_iter().map(|(k, v)| (k, v as f64)).collect();
-            Ok((size, counts, r.digest))
-        })
-        .collect()
+    Ok(
+        semantics::Program::count_at_sizes(&program.path, &program.sizes)?
+            .into_iter()
+            .map(|r| {
+                let counts = r.counts.into_iter().map(|(k, v)| (k, v as f64)).collect();
+                (r.size as u64, counts, r.digest)
+            })
+            .collect(),
+    )
 }
 
 fn build_layouts(
@@ -78,24 +76,11 @@ fn build_layouts(
     options: &ValidateOptions,
     runtime: &RuntimeObjects,
 ) -> Result<Vec<BuiltBinary>, String> {
+    let base = options.work_dir.join("build").join(&program.name);
     (0..options.layouts)
         .map(|layout| {
-            let dir = options
-                .work_dir
-                .join("build")
-                .join(&program.name)
-                .join(format!("layout-{layout}"));
-            build(
-                &BuildSpec {
-                    program: &program.path,
-                    compiler: &options.compiler.compiler,
-                    flags: &options.compiler.flags,
-                    layout,
-                    dir: &dir,
-                },
-                runtime,
-            )
-            .map_err(|e| format!("does not compile: {e}"))
+            build_layout(&program.path, options.compiler, runtime, &base, layout)
+                .map_err(|e| format!("does not compile: {e}"))
         })
         .collect()
 }
@@ -125,7 +110,7 @@ pub fn validate(
         sampling: options.sampling.clone(),
         ..*options
     };
-    let samples = work_dir.join(harness::samples::SAMPLES_FILE);
+    let samples = rundir::RunDir::new(&work_dir).samples_file();
     if !options.resume && samples.exists() {
         return Err(ValidationError::Controls(format!(
             "{} already holds measurements: resume to reuse them, or choose another directory",
@@ -264,14 +249,7 @@ pub fn validate(
     })
 }
 
-/// Writes `validation.json`.
+/// Writes a validation (atomically, as every file of a run).
 pub fn save(validation: &Validation, path: &Path) -> Result<(), ValidationError> {
-    std::fs::write(
-        path,
-        serde_json::to_string_pretty(validation).expect("validation serialises"),
-    )
-    .map_err(|source| ValidationError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    Ok(rundir::write_json(path, validation)?)
 }

@@ -1,11 +1,11 @@
-//! Compiling data, `match`, `try` and `let rec` into closures (see [`crate::exec`]): building
+//! Compiling data, `match`, `try` and `let rec` into closures (see [`crate::lower`]): building
 //! tuples, lists, constructors and closures, raising, and choosing a `match` arm. Pattern
 //! matching itself is [`Machine::matches`], which walks the pattern.
 
 use crate::catalogue::Counter;
-use crate::eval::{Machine, Unwind, R};
-use crate::exec::{ev, CondEv, Ev, Lower, Operand, RecGroupCode};
 use crate::ir::*;
+use crate::lower::{ev, CondEv, Ev, Lower, Operand, RecGroupCode};
+use crate::machine::{Machine, Unwind, R};
 use crate::value::*;
 use std::rc::Rc;
 

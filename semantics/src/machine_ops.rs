@@ -1,11 +1,11 @@
 //! The machine's out-of-line operations: pattern matching, `let rec` groups, and the less
-//! common primitive operations (the compiled closures of [`crate::exec`] call them).
+//! common primitive operations (the compiled closures of [`crate::lower`] call them).
 
 use crate::ast::Pos;
 use crate::catalogue::Counter;
-use crate::eval::{Machine, R};
-use crate::exec::RecGroupCode;
 use crate::ir::*;
+use crate::lower::RecGroupCode;
+use crate::machine::{Machine, R};
 use crate::types::{EXN_DIVISION_BY_ZERO, EXN_INVALID_ARGUMENT};
 use crate::value::*;
 use std::rc::Rc;

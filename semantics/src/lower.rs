@@ -10,13 +10,13 @@
 //! is the same, construct for construct, in the same order.
 //!
 //! Tail position is compiled in: a closure built for tail position leaves a tail call in
-//! [`Machine::pending`] for the function's loop instead of calling (see [`crate::eval`]).
-//! Data, `match`, `try` and `let rec` are compiled in [`crate::exec_data`].
+//! [`Machine::pending`] for the function's loop instead of calling (see [`crate::machine`]).
+//! Data, `match`, `try` and `let rec` are compiled in [`crate::lower_data`].
 
 use crate::ast::Pos;
 use crate::catalogue::Counter;
-use crate::eval::{CalleeKind, Machine, R};
 use crate::ir::*;
+use crate::machine::{CalleeKind, Machine, R};
 use crate::value::*;
 
 /// A compiled expression: evaluates it on the machine, counting its constructs.

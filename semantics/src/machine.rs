@@ -1,4 +1,4 @@
-//! The cost-semantics machine: the state the compiled closures of [`crate::exec`] run on,
+//! The cost-semantics machine: the state the compiled closures of [`crate::lower`] run on,
 //! and the calling convention (`V ⊢ e ⇓ v | counts`, counting every construct as it runs).
 //!
 //! Frames live on one value stack: a call pushes its arguments, then the callee's locals, and
@@ -10,12 +10,12 @@
 //! (which has a large stack, see [`crate::program`]); before that stack runs out, the
 //! interpreter stops with "recursion too deep".
 //!
-//! Pattern matching, data and the less common operations live in [`crate::eval_data`].
+//! Pattern matching, data and the less common operations live in [`crate::machine_ops`].
 
 use crate::ast::Pos;
 use crate::catalogue::{Counter, COUNTER_COUNT};
-use crate::exec::{ExecItem, Executable};
 use crate::ir::*;
+use crate::lower::{ExecItem, Executable};
 use crate::types::EXN_MATCH_FAILURE;
 use crate::value::*;
 use std::rc::Rc;

@@ -1,0 +1,63 @@
+//! Fitting: one cost model per compiler of a measured and counted run.
+
+use crate::observations::observations;
+use crate::recorded::{fit_context, minor_heap_words, recorded_compilers, require_run_dir};
+use anyhow::{bail, Context, Result};
+use harness::Estimate;
+use rundir::{read_json, write_json, RunDir};
+use std::path::Path;
+use training_gen::ProgramCounts;
+
+/// One compiler's model, and the training points it had to leave out (see
+/// [`observations`]).
+pub struct FitOutcome {
+    pub compiler: String,
+    pub model: fit::CostModel,
+    pub left_out: Vec<String>,
+}
+
+/// Fits every compiler of the run; writes `model-<compiler>.json` for each and `model.json`
+/// for the first.
+pub fn fit_run(run_dir: &Path, options: &fit::FitOptions) -> Result<Vec<FitOutcome>> {
+    let run = require_run_dir(run_dir)?;
+    let dir = RunDir::new(run_dir);
+    let estimates: Vec<Estimate> = read_json(&dir.estimates_file())?;
+    let counts: Vec<ProgramCounts> = read_json(&dir.counts_file())?;
+    let mut outcomes: Vec<FitOutcome> = Vec::new();
+    for setup in recorded_compilers(&run) {
+        let name = &setup.compiler.name;
+        let (obs, left_out) = observations(&estimates, &counts, name);
+        if obs.is_empty() {
+            bail!(
+                "{}: no measured and counted training point for {name} ({} left out, their time per run is not positive)",
+                run_dir.display(),
+                left_out.len()
+            );
+        }
+        let heap = minor_heap_words(&dir, name)?;
+        let model = fit::fit(&obs, &fit_context(&run, &setup, heap), options)
+            .with_context(|| format!("fitting {name}"))?;
+        write_json(&dir.model_file(name), &model)?;
+        if outcomes.is_empty() {
+            write_json(&dir.main_model_file(), &model)?;
+        }
+        outcomes.push(FitOutcome {
+            compiler: name.clone(),
+            model,
+            left_out,
+        });
+    }
+    Ok(outcomes)
+}
+
+/// The fit's options for `--method` and `--resamples`.
+pub fn options(method: Option<fit::Method>, resamples: usize) -> fit::FitOptions {
+    let mut options = fit::FitOptions {
+        bootstrap_resamples: resamples,
+        ..fit::FitOptions::default()
+    };
+    if let Some(m) = method {
+        options.methods = [m].into();
+    }
+    options
+}

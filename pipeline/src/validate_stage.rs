@@ -1,0 +1,78 @@
+//! Validation: every compiler's model of a run against control programs, the built-in corpus
+//! or a user's own.
+
+use crate::recorded::{recorded_compilers, recorded_sampling, require_run_dir};
+use crate::StageProgress;
+use anyhow::Result;
+use rundir::{read_json, write_json, RunDir};
+use std::path::Path;
+use validation::{validate, ValidateOptions, Validation};
+
+pub struct ValidateRequest<'a> {
+    pub run_dir: &'a Path,
+    pub controls: Option<&'a Path>,
+    /// The suite's own validation: `validation.json` and `controls/` whatever the corpus.
+    pub main: bool,
+    pub only: Vec<String>,
+    pub resume: bool,
+    pub max_sizes: Option<usize>,
+}
+
+/// Validates every compiler's model of a run; writes `validation-<compiler>.json` and, for the
+/// first compiler, `validation.json` — tagged with the corpus directory's name instead when a
+/// user's own corpus is validated against an existing run, so the suite's own validation is
+/// never overwritten.
+pub fn validate_run(
+    req: &ValidateRequest,
+    progress: &mut dyn StageProgress,
+) -> Result<Vec<(String, Validation)>> {
+    let run = require_run_dir(req.run_dir)?;
+    let dir = RunDir::new(req.run_dir);
+    let (controls, corpus) = match req.controls {
+        Some(controls) if req.main => (controls.to_path_buf(), None),
+        Some(controls) => (
+            controls.to_path_buf(),
+            Some(
+                controls
+                    .file_name()
+                    .map_or(rundir::CONTROLS_DIR.into(), |n| {
+                        n.to_string_lossy().into_owned()
+                    }),
+            ),
+        ),
+        None => (
+            validation::extract_builtin(&dir.builtin_controls_dir())?,
+            None,
+        ),
+    };
+    let corpus = corpus.as_deref();
+    let sampling = recorded_sampling(&run);
+    let mut out = Vec::new();
+    for setup in recorded_compilers(&run) {
+        let name = setup.compiler.name.clone();
+        let model: fit::CostModel = read_json(&dir.model_file(&name))?;
+        let work_dir = dir.controls_work_dir(corpus, &name);
+        let v = validate(
+            &model,
+            &ValidateOptions {
+                controls: &controls,
+                work_dir: work_dir.path(),
+                compiler: &setup,
+                layouts: run.layouts,
+                sampling: sampling.clone(),
+                cpu: run.pinned_cpu,
+                resume: req.resume,
+                only: req.only.clone(),
+                max_sizes: req.max_sizes,
+            },
+            progress.as_harness(),
+        )?;
+        progress.finish();
+        write_json(&dir.validation_file(corpus, &name), &v)?;
+        if out.is_empty() {
+            write_json(&dir.main_validation_file(corpus), &v)?;
+        }
+        out.push((name, v));
+    }
+    Ok(out)
+}
