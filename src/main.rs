@@ -8,11 +8,6 @@ mod progress;
 
 /// What `mlcost compare` reads of a run, by these names, until it moves onto the pipeline
 /// crate like the other commands.
-mod pipeline {
-    pub use ::pipeline::require_run_dir;
-    pub use rundir::{model_file_name as model_file, read_json};
-}
-
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 

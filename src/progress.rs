@@ -11,6 +11,8 @@ use training_gen::BuildEvent;
 pub struct BarProgress {
     bar: Option<ProgressBar>,
     interactive: bool,
+    /// "round k/R" while measuring in rounds.
+    round: String,
 }
 
 impl BarProgress {
@@ -18,13 +20,14 @@ impl BarProgress {
         BarProgress {
             bar: None,
             interactive: std::io::stderr().is_terminal(),
+            round: "round 1".to_string(),
         }
     }
 
     fn bar(&mut self, total: usize) -> &ProgressBar {
         self.bar_with(
             total,
-            "{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg} ({elapsed}, ~{eta} left)",
+            "{prefix:>10} [{bar:30}] {pos}/{len} {wide_msg} ({elapsed}, ~{eta} left)",
         )
     }
 
@@ -88,6 +91,7 @@ impl StageProgress for BarProgress {
 impl Progress for BarProgress {
     fn stage(&mut self, message: &str) {
         self.finish();
+        self.round = "round 1".to_string();
         if self.interactive {
             eprintln!("── {message}");
         } else {
@@ -116,9 +120,17 @@ impl Progress for BarProgress {
     }
 
     fn point_finished(&mut self, done: usize, total: usize) {
+        let round = self.round.clone();
         let bar = self.bar(total);
-        bar.set_prefix("measure");
+        bar.set_prefix(round);
         bar.set_position(done as u64);
+    }
+
+    fn round_finished(&mut self, round: u32, rounds: u32) {
+        if !self.interactive {
+            eprintln!("mlcost: round {}/{rounds} measured", round + 1);
+        }
+        self.round = format!("round {}/{rounds}", (round + 2).min(rounds));
     }
 
     fn estimate(&mut self, estimate: &harness::Estimate) {

@@ -45,6 +45,14 @@ fn bench_prints_the_core_bench_table_and_json() {
         "{stdout}"
     );
 
+    // The same output directory again is refused: its measurements are kept.
+    let again = mlcost(
+        &[&["bench", "sum.ml", "--size", "500"][..], &FAST].concat(),
+        tmp.path(),
+    );
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds measurements"));
+    std::fs::remove_dir_all(tmp.path().join("out")).unwrap();
     let out = mlcost(
         &[&["bench", "sum.ml", "--size", "500", "--json"][..], &FAST].concat(),
         tmp.path(),
@@ -95,4 +103,65 @@ fn bad_flags_and_missing_files_are_one_line_errors() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("/no/ocamlopt"), "{stderr}");
+}
+
+#[test]
+fn bench_measures_in_rounds_of_visits_recorded_with_their_seed() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("sum.ml"),
+        "let rec sum n = if n = 0 then 0 else n + sum (n - 1)\nlet input n = n\nlet run n = sum n\n",
+    )
+    .unwrap();
+    let args = [
+        "bench", "sum.ml", "--size", "200", "--size", "800", "--rounds", "3", "--seed", "42",
+        "--json",
+    ];
+    let out = mlcost(&[&args[..], &FAST].concat(), tmp.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    for estimate in json.as_array().unwrap() {
+        // Two layouts, three rounds: six visits per size, each layout's visits listed.
+        assert_eq!(estimate["visits"], 6, "{estimate}");
+        for layout in estimate["layouts"].as_array().unwrap() {
+            let visits = layout["visit_ns_per_run"].as_array().unwrap();
+            assert_eq!(
+                visits.len() + layout["slow_machine_visits"].as_u64().unwrap() as usize,
+                3
+            );
+        }
+    }
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("out/run.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        (run["rounds"].as_u64(), run["seed"].as_u64()),
+        (Some(3), Some(42))
+    );
+    // Every round visits all four (size, layout) points once, and the rounds come in order.
+    let visits: Vec<serde_json::Value> =
+        std::fs::read_to_string(tmp.path().join("out/visits.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    assert_eq!(visits.len(), 12);
+    let rounds: Vec<u64> = visits
+        .iter()
+        .map(|v| v["round"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rounds, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+    let canary = std::fs::read_to_string(tmp.path().join("out/canary.jsonl")).unwrap();
+    assert!(canary.lines().count() >= 1, "no canary reading");
+
+    let out = mlcost(
+        &[&["bench", "sum.ml", "--rounds", "0"][..], &FAST].concat(),
+        tmp.path(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rounds must be at least 1"));
 }

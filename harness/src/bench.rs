@@ -1,76 +1,15 @@
-//! A measurement plan (programs × sizes × compilers × layouts), building it with
-//! `ocaml-runtime`, and the errors a measurement can end in. Measuring is [`crate::measure`].
+//! Building a plan with `ocaml-runtime` (every compiler, program and layout), and building then
+//! measuring it in one call. Measuring is [`crate::measure`].
 
 use crate::canary::CanaryTimeline;
+use crate::error::BenchError;
 use crate::estimate::Estimate;
 use crate::measure::measure_built;
+use crate::plan::BenchPlan;
+use crate::progress::Progress;
 use crate::samples::SampleIoError;
-use crate::sampling::SamplingConfig;
-use ocaml_runtime::process::DriverFault;
-use ocaml_runtime::{build, BuildError, BuildSpec, BuiltBinary, CompilerSetup, RuntimeObjects};
+use ocaml_runtime::{build_layout, BuiltBinary, RuntimeObjects};
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Clone)]
-pub struct BenchProgram {
-    pub name: String,
-    pub path: PathBuf,
-    pub sizes: Vec<u64>,
-}
-
-#[derive(Debug, Clone)]
-pub struct BenchPlan {
-    pub programs: Vec<BenchProgram>,
-    pub compilers: Vec<CompilerSetup>,
-    pub layouts: u32,
-    pub sampling: SamplingConfig,
-    pub cpu: Option<usize>,
-    pub out_dir: PathBuf,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum BenchError {
-    #[error("{program} ({compiler}): {source}")]
-    Build {
-        program: String,
-        compiler: String,
-        source: BuildError,
-    },
-    #[error("benchmark {benchmark} at size {size} ({compiler}, layout {layout}): {source}")]
-    Measure {
-        benchmark: String,
-        compiler: String,
-        size: u64,
-        layout: u32,
-        source: DriverFault,
-    },
-    #[error("benchmark {benchmark} at size {size}: the layouts disagree on the result digest ({digests:?}); the program is not deterministic")]
-    DigestMismatch {
-        benchmark: String,
-        size: u64,
-        digests: Vec<String>,
-    },
-    #[error(
-        "benchmark {benchmark} at size {size}: fewer than two distinct batch sizes; raise --quota"
-    )]
-    TooFewSamples { benchmark: String, size: u64 },
-    #[error("cannot save measurements: {0}")]
-    Io(#[from] SampleIoError),
-}
-
-/// What a measurement reports as it goes; the CLI draws progress bars from it.
-pub trait Progress {
-    fn stage(&mut self, _message: &str) {}
-    fn built(&mut self, _program: &str, _done: usize, _total: usize) {}
-    fn point_started(&mut self, _benchmark: &str, _compiler: &str, _size: u64, _layout: u32) {}
-    fn point_finished(&mut self, _done: usize, _total: usize) {}
-    /// Round `round` (0-based) of `rounds` has visited every point.
-    fn round_finished(&mut self, _round: u32, _rounds: u32) {}
-    fn estimate(&mut self, _estimate: &Estimate) {}
-}
-
-/// Progress that says nothing.
-pub struct Silent;
-impl Progress for Silent {}
 
 #[derive(Debug)]
 pub struct BenchOutcome {
@@ -135,24 +74,15 @@ pub fn build_all(
         })?;
         let mut per_program = Vec::new();
         for program in &plan.programs {
-            let mut variants = Vec::new();
-            for layout in 0..plan.layouts {
-                let dir = build_dir
-                    .join(sanitize(&program.name))
-                    .join(format!("layout-{layout}"));
-                let spec = BuildSpec {
-                    program: &program.path,
-                    compiler: &setup.compiler,
-                    flags: &setup.flags,
-                    layout,
-                    dir: &dir,
-                };
-                variants.push(build(&spec, &runtime).map_err(|source| BenchError::Build {
+            let base = build_dir.join(sanitize(&program.name));
+            let variants = (0..plan.layouts)
+                .map(|layout| build_layout(&program.path, setup, &runtime, &base, layout))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|source| BenchError::Build {
                     program: program.name.clone(),
                     compiler: name.clone(),
                     source,
-                })?);
-            }
+                })?;
             per_program.push(variants);
             done += 1;
             progress.built(&program.name, done, total);

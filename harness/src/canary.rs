@@ -5,13 +5,14 @@
 //! and counted). Program-specific slow phases that the canary does not feel are the robust
 //! estimator's job ([`crate::robust`]).
 
-use crate::bench::{BenchError, BenchPlan};
+use crate::error::BenchError;
+use crate::plan::BenchPlan;
 use crate::regression::ols;
 use crate::samples::CanaryRecord;
 use crate::sampling::{sample_visit, Driver, SamplingConfig, SamplingError};
 use crate::schedule::now_ms;
 use ocaml_runtime::process::DriverFault;
-use ocaml_runtime::{build, BuildSpec, RuntimeObjects, CANARY_ML};
+use ocaml_runtime::{build_layout, RuntimeObjects, CANARY_ML};
 use serde::{Deserialize, Serialize};
 use std::convert::Infallible;
 use std::time::{Duration, Instant};
@@ -51,17 +52,7 @@ impl Canary {
             RuntimeObjects::prepare(&setup.compiler, &setup.flags, &dir, 1).map_err(fail)?;
         let source = dir.join("mlcost_canary.ml");
         std::fs::write(&source, CANARY_ML).map_err(crate::bench::io_err(&source))?;
-        let binary = build(
-            &BuildSpec {
-                program: &source,
-                compiler: &setup.compiler,
-                flags: &setup.flags,
-                layout: 0,
-                dir: &dir.join("layout-0"),
-            },
-            &runtime,
-        )
-        .map_err(fail)?;
+        let binary = build_layout(&source, setup, &runtime, &dir, 0).map_err(fail)?;
         let measure_fault = |source| BenchError::Measure {
             benchmark: "mlcost canary".into(),
             compiler: setup.compiler.name.clone(),

@@ -12,8 +12,9 @@
 //! batches into the slope of nanoseconds on batch size; [`robust`] turns a point's visits into
 //! one figure that a slow phase cannot drag (the mean of the fastest half) with an interval
 //! from resampling visits; [`estimate`] adds the words and collections per run and averages
-//! the code-layout variants into one figure whose interval carries their spread. [`bench`]
-//! builds a whole plan and [`measure`] measures it ([`lock`]: one measurement per machine),
+//! the code-layout variants into one figure whose interval carries their spread. A [`plan`]
+//! says what to measure; [`bench`] builds it and [`measure`] measures it, reporting as it goes
+//! through [`progress`] and failing with an [`error`] that names the benchmark ([`lock`]: one measurement per machine),
 //! resuming an interrupted run visit by visit and recording machine, compilers (`-version`,
 //! `-config`, flags) and settings in `run.json` ([`machine`]).
 //!
@@ -23,21 +24,25 @@
 
 pub mod bench;
 pub mod canary;
+pub mod error;
 pub mod estimate;
 pub mod lock;
 pub mod machine;
 pub mod measure;
+pub mod plan;
+pub mod progress;
 pub mod regression;
 pub mod robust;
 pub mod samples;
 pub mod sampling;
 pub mod schedule;
 
-pub use bench::{
-    build_all, run_bench, BenchError, BenchOutcome, BenchPlan, BenchProgram, Progress, Silent,
-};
+pub use bench::{build_all, run_bench, BenchOutcome};
+pub use error::BenchError;
 pub use estimate::{Estimate, LayoutEstimate};
 pub use measure::measure_built;
 pub use ocaml_runtime::CompilerSetup;
+pub use plan::{BenchPlan, BenchProgram};
+pub use progress::{Progress, Silent};
 pub use regression::{GcFit, Interval};
 pub use sampling::SamplingConfig;

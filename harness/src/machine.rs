@@ -1,7 +1,7 @@
 //! What a run was measured on and with: recorded beside the samples (`run.json`) so that any
 //! figure can be traced to its machine, compilers, flags and settings.
 
-use crate::bench::BenchPlan;
+use crate::plan::BenchPlan;
 use ocaml_runtime::Compiler;
 use serde::{Deserialize, Serialize};
 

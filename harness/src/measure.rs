@@ -6,11 +6,14 @@
 //! run re-measures only the visits that never completed. A program whose binary fails is
 //! dropped from the rest of the run and reported; the others are still estimated.
 
-use crate::bench::{io_err, write_estimates, BenchError, BenchOutcome, BenchPlan, Progress};
+use crate::bench::{io_err, write_estimates, BenchOutcome};
 use crate::canary::{Canary, CanaryTimeline};
+use crate::error::BenchError;
 use crate::estimate::{combine_layouts, layout_estimate, LayoutEstimate};
 use crate::lock::MeasurementLock;
 use crate::machine::RunInfo;
+use crate::plan::BenchPlan;
+use crate::progress::Progress;
 use crate::robust::VisitData;
 use crate::samples::{
     CanaryLog, PointKey, SampleLog, SampleRecord, VisitLog, VisitRecord, CANARY_FILE, SAMPLES_FILE,
@@ -93,12 +96,15 @@ pub fn measure_built(
     progress: &mut dyn Progress,
 ) -> Result<BenchOutcome, BenchError> {
     std::fs::create_dir_all(&plan.out_dir).map_err(io_err(&plan.out_dir))?;
+    let run_dir = RunDir::new(&plan.out_dir);
+    if !resume && run_dir.samples_file().exists() {
+        return Err(BenchError::AlreadyMeasured(run_dir.path().to_path_buf()));
+    }
     let saved = if resume {
         load_saved(&plan.out_dir)?
     } else {
         Saved::default()
     };
-    let run_dir = RunDir::new(&plan.out_dir);
     let info_path = run_dir.run_file();
     let mut info = match rundir::read_optional::<RunInfo>(&info_path) {
         Ok(Some(info)) if resume => info,

@@ -214,7 +214,7 @@ mod tests {
     #[test]
     fn corruption_in_the_middle_names_the_line() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("samples.jsonl");
+        let path = dir.path().join(SAMPLES_FILE);
         let good = serde_json::to_string(&record(1)).unwrap();
         std::fs::write(&path, format!("{good}\nnot json\n{good}\n")).unwrap();
         let err = SampleLog::read_all(&path).unwrap_err().to_string();

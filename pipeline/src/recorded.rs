@@ -97,6 +97,6 @@ mod tests {
         assert_eq!(minor_heap_words(&run, "b").unwrap(), 262144);
         // Not recorded, and no manifest to find a binary in: the error names the file.
         let err = minor_heap_words(&run, "c").unwrap_err().to_string();
-        assert!(err.contains("manifest.json"), "{err}");
+        assert!(err.contains(rundir::MANIFEST_FILE), "{err}");
     }
 }

@@ -2,8 +2,9 @@
 //! summaries): `run.json`, `estimates.json`, `model-<compiler>.json`,
 //! `validation-<compiler>.json`, `manifest.json`, `samples.jsonl`.
 
+use harness::canary::CanaryTimeline;
 use harness::machine::RunInfo;
-use harness::samples::{SampleLog, SampleRecord};
+use harness::samples::{CanaryLog, SampleLog, SampleRecord};
 use harness::Estimate;
 use rundir::{read_json, read_optional, RunDir, RunDirError};
 use std::path::PathBuf;
@@ -32,6 +33,8 @@ pub struct RunData {
     pub compilers: Vec<CompilerResults>,
     pub manifest: Option<training_gen::Manifest>,
     pub samples: Vec<SampleRecord>,
+    /// The canary's readings over the training measurement (none in runs from before it).
+    pub canary: Option<CanaryTimeline>,
 }
 
 impl RunData {
@@ -58,6 +61,17 @@ impl RunData {
         } else {
             Vec::new()
         };
+        let canary_path = dir.canary_file();
+        let canary = if canary_path.exists() {
+            CanaryTimeline::new(CanaryLog::read_all(&canary_path).map_err(|e| {
+                ReportError::Read {
+                    path: canary_path.clone(),
+                    message: e.to_string(),
+                }
+            })?)
+        } else {
+            None
+        };
         Ok(RunData {
             dir,
             run,
@@ -65,6 +79,7 @@ impl RunData {
             compilers,
             manifest,
             samples,
+            canary,
         })
     }
 }

@@ -18,8 +18,48 @@ struct ReportPage<'a> {
     date: String,
     machine: &'a Machine,
     settings: Settings,
+    machine_state: Option<MachineState>,
     compilers: Vec<CompilerSection<'a>>,
     exports: Vec<Value>,
+}
+
+/// What the canary saw over the training measurement.
+#[derive(Serialize)]
+struct MachineState {
+    readings: usize,
+    typical_ns: f64,
+    disturbed_above_pct: f64,
+    disturbed_pct: f64,
+    visits: usize,
+    slow_visits: usize,
+    slow_visits_pct: f64,
+    svg: String,
+}
+
+fn machine_state(data: &RunData) -> Option<MachineState> {
+    let timeline = data.canary.as_ref()?;
+    let start = timeline.readings.first()?.at_ms;
+    let points: Vec<(f64, f64)> = timeline
+        .readings
+        .iter()
+        .map(|r| ((r.at_ms - start) as f64 / 1000.0, r.ns_per_run))
+        .collect();
+    let visits: usize = data.estimates.iter().map(|e| e.visits).sum();
+    let slow_visits: usize = data.estimates.iter().map(|e| e.slow_machine_visits).sum();
+    Some(MachineState {
+        readings: timeline.readings.len(),
+        typical_ns: timeline.typical_ns_per_run,
+        disturbed_above_pct: 100.0 * harness::canary::DISTURBED_ABOVE,
+        disturbed_pct: 100.0 * timeline.disturbed_fraction(),
+        visits,
+        slow_visits,
+        slow_visits_pct: 100.0 * slow_visits as f64 / visits.max(1) as f64,
+        svg: charts::canary_timeline(
+            &points,
+            timeline.typical_ns_per_run,
+            timeline.threshold_ns_per_run,
+        ),
+    })
 }
 
 #[derive(Serialize)]
@@ -246,6 +286,7 @@ pub fn write_report(dir: &std::path::Path) -> Result<PathBuf, ReportError> {
             growth: data.run.growth,
             pinned_cpu: data.run.pinned_cpu,
         },
+        machine_state: machine_state(&data),
         compilers: data
             .compilers
             .iter()

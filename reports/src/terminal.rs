@@ -83,6 +83,25 @@ pub fn table(estimates: &[Estimate]) -> String {
 }
 
 /// Per construct: each method's time with its interval, and the bytes per occurrence.
+/// One line on the machine's state over a measurement: how often the canary found it
+/// disturbed, and how many visits were left out for it.
+pub fn machine_summary(
+    canary: Option<&harness::canary::CanaryTimeline>,
+    estimates: &[Estimate],
+) -> Option<String> {
+    let canary = canary?;
+    let visits: usize = estimates.iter().map(|e| e.visits).sum();
+    let left_out: usize = estimates.iter().map(|e| e.slow_machine_visits).sum();
+    Some(format!(
+        "machine disturbed {:.1}% of the time ({} canary readings, median {}); {} of {} visits left out",
+        100.0 * canary.disturbed_fraction(),
+        canary.readings.len(),
+        format_ns(canary.typical_ns_per_run),
+        left_out,
+        visits
+    ))
+}
+
 pub fn cost_table(model: &fit::CostModel) -> String {
     let methods: Vec<fit::Method> = model.methods.keys().copied().collect();
     let mut constructs: Vec<&String> = model

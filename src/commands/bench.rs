@@ -64,6 +64,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     } else {
         print!("{}", reports::terminal::table(&outcome.estimates));
     }
+    if let Some(line) =
+        reports::terminal::machine_summary(outcome.canary.as_ref(), &outcome.estimates)
+    {
+        eprintln!("{line}");
+    }
     eprintln!("samples:   {}", outcome.samples_path.display());
     eprintln!("estimates: {}", outcome.estimates_path.display());
     Ok(ExitCode::SUCCESS)

@@ -38,8 +38,8 @@ pub struct MeasureArgs {
     /// Growth factor of successive batch sizes (Core_bench: a few percent).
     #[arg(long, default_value_t = 1.05)]
     pub growth: f64,
-    /// Code-layout variants built and measured per program (DESIGN.md) [default: 4; 2 for
-    /// suite --quick].
+    /// Code-layout variants built and measured per program (docs/design.md) [default: 4 for
+    /// bench, 8 for suite, 2 for suite --quick].
     #[arg(long)]
     pub layouts: Option<u32>,
     /// Kill a binary that does not answer within this time.

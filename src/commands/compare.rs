@@ -1,10 +1,11 @@
 //! `mlcost compare`: two runs, or two compilers of one run, construct by construct; exits 1
 //! on a significant slowdown above the threshold, for nightly jobs.
 
-use crate::pipeline::{model_file, read_json, require_run_dir};
 use anyhow::{bail, Result};
 use clap::Args;
+use pipeline::require_run_dir;
 use reports::compare::{compare_models, CompareOptions};
+use rundir::{read_json, RunDir};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -74,8 +75,8 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     if same_run && a_name == b_name {
         bail!("comparing {a_name} with itself: name two compilers or two runs");
     }
-    let a: fit::CostModel = read_json(&args.run_a.join(model_file(&a_name)))?;
-    let b: fit::CostModel = read_json(&run_b.join(model_file(&b_name)))?;
+    let a: fit::CostModel = read_json(&RunDir::new(&args.run_a).model_file(&a_name))?;
+    let b: fit::CostModel = read_json(&RunDir::new(&run_b).model_file(&b_name))?;
     let label = |dir: &Path, name: &str| {
         if same_run {
             name.to_string()
@@ -116,10 +117,10 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         }
         println!("{}", cmp.summary());
     }
-    let page = run_b.join("report").join(format!(
+    let page = RunDir::new(&run_b).report_dir().join(format!(
         "compare-{}-vs-{}.html",
-        harness::bench::sanitize(&b_name),
-        harness::bench::sanitize(&a_name)
+        rundir::tag(&b_name),
+        rundir::tag(&a_name)
     ));
     std::fs::create_dir_all(page.parent().expect("page has a directory"))?;
     reports::pages::write_compare_page(&cmp, &page)?;

@@ -142,6 +142,11 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     }
     println!("Training programs (layout-averaged):");
     print!("{}", reports::terminal::table(&measured.estimates));
+    if let Some(line) =
+        reports::terminal::machine_summary(measured.canary.as_ref(), &measured.estimates)
+    {
+        println!("{line}");
+    }
 
     // fit
     progress.stage("fit");
