@@ -143,6 +143,13 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     println!("Training programs (layout-averaged):");
     print!("{}", reports::terminal::table(&measured.estimates));
 
+    // instructions: after timing, never during it (valgrind may use both CPUs)
+    super::instructions::count_and_print(
+        &run_dir,
+        pipeline::instructions_stage::DEFAULT_LAYOUTS,
+        false,
+    )?;
+
     // fit
     progress.stage("fit");
     for outcome in pipeline::fit_run(&run_dir, &pipeline::fit_stage::options(None, 1000))? {
@@ -163,6 +170,14 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     )?;
     for (name, v) in &validations {
         print_validation(name, v);
+    }
+    // the controls' instructions, now that validation has built and measured them
+    if super::instructions::count_and_print(
+        &run_dir,
+        pipeline::instructions_stage::DEFAULT_LAYOUTS,
+        true,
+    )? {
+        super::instructions::validate_and_print(&run_dir, settings.controls.as_deref())?;
     }
 
     // history, then the report (last, as the line a user looks for)
