@@ -9,6 +9,7 @@
 
 pub mod charts;
 pub mod compare;
+pub mod compare_instructions;
 pub mod data;
 pub mod export;
 pub mod html;
