@@ -272,6 +272,19 @@ fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
     assert_eq!(estimates.as_array().unwrap().len(), expected);
 }
 
+/// Whether valgrind is installed; on CI (`CI=true`) it must be.
+fn valgrind_present() -> bool {
+    let present = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        present || std::env::var("CI").as_deref() != Ok("true"),
+        "valgrind is missing on CI: install it (scripts/setup.sh)"
+    );
+    present
+}
+
 #[test]
 fn compare_fails_on_a_compiler_that_instruments_every_branch() {
     let ws = workspace();
@@ -299,6 +312,16 @@ fn compare_fails_on_a_compiler_that_instruments_every_branch() {
     let all = text(&out);
     assert_eq!(out.status.code(), Some(1), "{all}");
     assert!(all.contains("REGRESSION"), "{all}");
+    // Instructions, counted under valgrind: instrumenting every branch adds instructions to
+    // the constructs that branch, exactly, run after run.
+    if valgrind_present() {
+        let model = read(ws.path().join("afl/model-afl.json"));
+        assert!(model["instructions"]["nnls"]["time_ns"].is_object(), "{model}");
+        assert!(
+            all.contains("instructions: ") && all.contains(" changed: "),
+            "{all}"
+        );
+    }
     assert!(ws
         .path()
         .join("afl/report/compare-afl-vs-plain.html")
