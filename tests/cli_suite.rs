@@ -316,7 +316,10 @@ fn compare_fails_on_a_compiler_that_instruments_every_branch() {
     // the constructs that branch, exactly, run after run.
     if valgrind_present() {
         let model = read(ws.path().join("afl/model-afl.json"));
-        assert!(model["instructions"]["nnls"]["time_ns"].is_object(), "{model}");
+        assert!(
+            model["instructions"]["nnls"]["time_ns"].is_object(),
+            "{model}"
+        );
         assert!(
             all.contains("instructions: ") && all.contains(" changed: "),
             "{all}"

@@ -162,6 +162,20 @@ pub fn measure_tasks(
                 match counted {
                     Ok(counts) => {
                         for (&size, count) in task.sizes.iter().zip(counts) {
+                            // A major slice or compaction inside the shorter batch only can
+                            // make the difference negative: not a count of runs.
+                            if count.per_run() <= 0.0 {
+                                outcome.failures.push(format!(
+                                    "{} ({}) at size {size}, layout {}: batches of {} and {} runs differ by {} instructions (a major collection in one only)",
+                                    task.program,
+                                    task.compiler,
+                                    task.layout,
+                                    count.runs_low,
+                                    count.runs_high,
+                                    count.total_high as i64 - count.total_low as i64
+                                ));
+                                continue;
+                            }
                             let record = InstructionRecord {
                                 program: task.program.clone(),
                                 compiler: task.compiler.clone(),

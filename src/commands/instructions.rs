@@ -69,11 +69,17 @@ pub fn validate_and_print(run_dir: &Path, controls: Option<&Path>) -> Result<()>
             .iter()
             .map(|(m, e)| format!("{} {e:.2}%", m.name().to_uppercase()))
             .collect();
+        let collecting: Vec<String> = v
+            .mean_error_pct_collecting
+            .iter()
+            .map(|(m, e)| format!("{} {e:.2}%", m.name().to_uppercase()))
+            .collect();
         println!(
-            "{}: instruction model on {} control points: mean error {}",
+            "{}: instruction model on {} control points: mean error without collections {}; with collections (promotion and major GC unmodelled) {}",
             v.compiler,
             v.points.len(),
-            errors.join(", ")
+            errors.join(", "),
+            collecting.join(", ")
         );
         if !v.miscounted.is_empty() {
             println!(
@@ -88,7 +94,11 @@ pub fn validate_and_print(run_dir: &Path, controls: Option<&Path>) -> Result<()>
 
 pub fn run(args: InstructionsArgs) -> Result<ExitCode> {
     if count_and_print(&args.run_dir, args.layouts, true)? {
-        validate_and_print(&args.run_dir, None)?;
+        // The suite's own controls: the corpus it was run with (suite.json), else the built-in.
+        let run = pipeline::RunDir::new(&args.run_dir);
+        let controls = rundir::read_optional::<pipeline::SuiteSettings>(&run.suite_file())?
+            .and_then(|s| s.controls);
+        validate_and_print(&args.run_dir, controls.as_deref())?;
     }
     println!(
         "instructions: {} (fit them with `mlcost fit {}`)",
