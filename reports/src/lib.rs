@@ -12,6 +12,7 @@ pub mod compare;
 pub mod compare_instructions;
 pub mod data;
 pub mod export;
+pub mod forest;
 pub mod html;
 pub mod metric;
 pub mod pages;

@@ -117,8 +117,13 @@ struct ComparePage<'a> {
     b: &'a str,
     method: String,
     threshold: f64,
+    noise: f64,
     summary: String,
     rows: Vec<CompareRow<'a>>,
+    /// The forest plot (SVG) and the instruction comparison's line.
+    forest: String,
+    instructions_summary: String,
+    instructions: &'a [crate::compare_instructions::InstructionChange],
 }
 
 #[derive(Serialize)]
@@ -190,7 +195,11 @@ pub fn write_compare_page(cmp: &Comparison, path: &Path) -> Result<(), ReportErr
         b: &cmp.b,
         method: cmp.method.name().to_uppercase(),
         threshold: cmp.threshold_pct,
+        noise: cmp.noise_pct,
         summary: cmp.summary(),
+        forest: crate::forest::forest(cmp),
+        instructions_summary: crate::compare_instructions::instructions_summary(&cmp.instructions),
+        instructions: &cmp.instructions,
         rows: cmp
             .constructs
             .iter()
