@@ -39,6 +39,9 @@ pub struct SuiteArgs {
     /// History database the run is recorded in.
     #[arg(long, default_value = super::history::DEFAULT_DB)]
     pub history: PathBuf,
+    /// Do not count instructions per run under valgrind (the output says they were not).
+    #[arg(long)]
+    pub no_instructions: bool,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -143,12 +146,19 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     println!("Training programs (layout-averaged):");
     print!("{}", reports::terminal::table(&measured.estimates));
 
-    // instructions: after timing, never during it (valgrind may use both CPUs)
-    super::instructions::count_and_print(
-        &run_dir,
-        pipeline::instructions_stage::DEFAULT_LAYOUTS,
-        false,
-    )?;
+    // instructions: after timing, never during it (valgrind may use both CPUs); --quick counts
+    // one layout, instructions barely depend on it.
+    let instruction_layouts = if settings.quick {
+        1
+    } else {
+        pipeline::instructions_stage::DEFAULT_LAYOUTS
+    };
+    let counted = if args.no_instructions {
+        eprintln!("mlcost: instructions per run not counted (--no-instructions)");
+        false
+    } else {
+        super::instructions::count_and_print(&run_dir, instruction_layouts, false)?
+    };
 
     // fit
     progress.stage("fit");
@@ -172,11 +182,7 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         print_validation(name, v);
     }
     // the controls' instructions, now that validation has built and measured them
-    if super::instructions::count_and_print(
-        &run_dir,
-        pipeline::instructions_stage::DEFAULT_LAYOUTS,
-        true,
-    )? {
+    if counted && super::instructions::count_and_print(&run_dir, instruction_layouts, true)? {
         super::instructions::validate_and_print(&run_dir, settings.controls.as_deref())?;
     }
 
