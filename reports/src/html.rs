@@ -20,6 +20,8 @@ struct ReportPage<'a> {
     settings: Settings,
     compilers: Vec<CompilerSection<'a>>,
     exports: Vec<Value>,
+    /// The instructions section, rendered by `instructions_section`.
+    instructions: String,
 }
 
 #[derive(Serialize)]
@@ -252,6 +254,7 @@ pub fn write_report(dir: &std::path::Path) -> Result<PathBuf, ReportError> {
             .map(|c| compiler_section(&data, c))
             .collect::<Result<_, _>>()?,
         exports,
+        instructions: crate::instructions_section::section(&data),
     };
     let path = out_dir.join("index.html");
     crate::render::render_page("report.html", &page, &path)?;

@@ -14,6 +14,7 @@ pub mod data;
 pub mod export;
 pub mod forest;
 pub mod html;
+pub mod instructions_section;
 pub mod metric;
 pub mod pages;
 mod render;
