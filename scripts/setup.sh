@@ -15,6 +15,8 @@ fi
 need_apt=()
 command -v ocamlopt >/dev/null 2>&1 || need_apt+=(ocaml-nox)
 { command -v nm >/dev/null 2>&1 && command -v size >/dev/null 2>&1; } || need_apt+=(binutils)
+# valgrind counts instructions per run, the deterministic metric beside time.
+command -v valgrind >/dev/null 2>&1 || need_apt+=(valgrind)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing ${need_apt[*]} with apt-get"

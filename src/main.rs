@@ -52,6 +52,9 @@ enum Command {
     /// Compare two runs, or two compilers of one run, construct by construct (exit 1 on a
     /// significant slowdown above --threshold, 2 on an error).
     Compare(commands::compare::CompareArgs),
+    /// Count instructions per run under valgrind for a run's training and control points: a
+    /// deterministic metric beside time (fitted by the next `mlcost fit`).
+    Instructions(commands::instructions::InstructionsArgs),
     /// Runs on record in the history, a construct's trend, and the trend page.
     History(commands::history::HistoryArgs),
 }
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Report(args) => commands::report::run(args),
         Command::Compare(args) => commands::compare::run(args),
         Command::History(args) => commands::history::run(args),
+        Command::Instructions(args) => commands::instructions::run(args),
     };
     match result {
         Ok(code) => code,

@@ -79,6 +79,8 @@ fn suite_args<'a>(run: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
         run,
         "--history",
         "history.sqlite",
+        // valgrind's instruction counts are tested once, in the comparison test.
+        "--no-instructions",
     ];
     args.extend_from_slice(extra);
     args
@@ -228,7 +230,14 @@ fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
     );
 
     let out = mlcost(
-        &["suite", "--resume", "run", "--history", "history.sqlite"],
+        &[
+            "suite",
+            "--resume",
+            "run",
+            "--history",
+            "history.sqlite",
+            "--no-instructions",
+        ],
         ws.path(),
     );
     assert!(out.status.success(), "{}", text(&out));
@@ -272,33 +281,58 @@ fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
     assert_eq!(estimates.as_array().unwrap().len(), expected);
 }
 
+/// Whether valgrind is installed; on CI (`CI=true`) it must be.
+fn valgrind_present() -> bool {
+    let present = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        present || std::env::var("CI").as_deref() != Ok("true"),
+        "valgrind is missing on CI: install it (scripts/setup.sh)"
+    );
+    present
+}
+
 #[test]
 fn compare_fails_on_a_compiler_that_instruments_every_branch() {
     let ws = workspace();
-    let out = mlcost(
-        &suite_args(
-            "afl",
-            &[
-                "--compiler",
-                "plain=ocamlopt",
-                "--compiler",
-                "afl=ocamlopt",
-                "--compiler-flags",
-                "afl=-inline 0 -afl-instrument",
-                // Four layouts and longer quotas than --quick: intervals a nightly job would have.
-                "--layouts",
-                "4",
-                "--quota",
-                "150ms",
-            ],
-        ),
-        ws.path(),
+    let mut args = suite_args(
+        "afl",
+        &[
+            "--compiler",
+            "plain=ocamlopt",
+            "--compiler",
+            "afl=ocamlopt",
+            "--compiler-flags",
+            "afl=-inline 0 -afl-instrument",
+            // Four layouts and longer quotas than --quick: intervals a nightly job would have.
+            "--layouts",
+            "4",
+            "--quota",
+            "150ms",
+        ],
     );
+    args.retain(|a| *a != "--no-instructions");
+    let out = mlcost(&args, ws.path());
     assert!(out.status.success(), "{}", text(&out));
     let out = mlcost(&["compare", "afl", "--threshold", "5"], ws.path());
     let all = text(&out);
     assert_eq!(out.status.code(), Some(1), "{all}");
     assert!(all.contains("REGRESSION"), "{all}");
+    // Instructions, counted under valgrind: instrumenting every branch adds instructions to
+    // the constructs that branch, exactly, run after run.
+    if valgrind_present() {
+        let model = read(ws.path().join("afl/model-afl.json"));
+        assert!(
+            model["instructions"]["nnls"]["time_ns"].is_object(),
+            "{model}"
+        );
+        assert!(
+            all.contains("instructions: ") && all.contains(" changed: "),
+            "{all}"
+        );
+    }
     assert!(ws
         .path()
         .join("afl/report/compare-afl-vs-plain.html")

@@ -224,5 +224,6 @@ pub fn fit(
             seed: options.seed,
             confidence: options.confidence,
         },
+        instructions: BTreeMap::new(),
     })
 }

@@ -101,6 +101,11 @@ pub struct CostModel {
     pub gc: GcModel,
     pub diagnostics: Diagnostics,
     pub bootstrap: BootstrapSettings,
+    /// Method -> instructions per occurrence, fitted the same way on instructions per run
+    /// counted under valgrind (`time_ns` then holds instructions, not nanoseconds). Empty when
+    /// instructions were not counted, and in models written before they were.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub instructions: BTreeMap<Method, MethodFit>,
 }
 
 impl CostModel {
@@ -142,6 +147,23 @@ impl CostModel {
             0.0
         };
         Ok(execution + collection)
+    }
+
+    /// Predicted instructions per run, `Σ n_c I_c` with the instruction model of `method`; `None`
+    /// when the model has no instruction fit for it. Collections are inside the constants:
+    /// their instructions are counted with the runs that allocate.
+    pub fn predict_instructions(
+        &self,
+        method: Method,
+        counts: &BTreeMap<String, f64>,
+    ) -> Option<f64> {
+        let fit = self.instructions.get(&method)?;
+        Some(
+            counts
+                .iter()
+                .filter_map(|(c, n)| fit.time_ns.get(c).map(|i| n * i.estimate))
+                .sum(),
+        )
     }
 
     /// Predicted bytes allocated per run: `Σ n_c M_c` with the rounded memory constants.

@@ -44,6 +44,16 @@ pub struct CompilerRun {
     pub config: serde_json::Value,
 }
 
+/// Instructions per occurrence of one construct, fitted on instruction counts (no interval:
+/// the counts do not move between runs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InstructionConstant {
+    pub compiler: String,
+    pub method: String,
+    pub construct: String,
+    pub instructions: f64,
+}
+
 /// One method's validation summary for one compiler.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ValidationRow {
@@ -66,6 +76,9 @@ pub struct RunRecord {
     /// (compiler, construct, bytes)
     pub memory: Vec<(String, String, i64)>,
     pub validation: Vec<ValidationRow>,
+    /// Instructions per construct, beside the time constants (empty without valgrind).
+    #[serde(default)]
+    pub instructions: Vec<InstructionConstant>,
 }
 
 /// A run as listed by `mlcost history`.
@@ -120,6 +133,12 @@ CREATE TABLE IF NOT EXISTS validation (
   compiler TEXT NOT NULL, method TEXT NOT NULL,
   error_no_gc_pct REAL, error_gc_pct REAL, layout_spread_pct REAL NOT NULL,
   PRIMARY KEY (run_id, compiler, method)
+);
+CREATE TABLE IF NOT EXISTS instruction_constants (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  compiler TEXT NOT NULL, method TEXT NOT NULL, construct TEXT NOT NULL,
+  instructions REAL NOT NULL,
+  PRIMARY KEY (run_id, compiler, method, construct)
 );
 CREATE INDEX IF NOT EXISTS constants_by_construct ON constants(construct, method);
 ";
@@ -221,8 +240,39 @@ impl History {
             )
             .map_err(err)?;
         }
+        for k in &run.instructions {
+            tx.execute(
+                "INSERT INTO instruction_constants VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![id, k.compiler, k.method, k.construct, k.instructions],
+            )
+            .map_err(err)?;
+        }
         tx.commit().map_err(err)?;
         Ok(id)
+    }
+
+    /// Instructions per occurrence of `construct` by `method` in every run that counted them,
+    /// oldest first: (run id, compiler, instructions).
+    pub fn instruction_trend(
+        &self,
+        construct: &str,
+        method: &str,
+    ) -> Result<Vec<(i64, String, f64)>, HistoryError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT r.id, k.compiler, k.instructions
+                 FROM instruction_constants k JOIN runs r ON r.id = k.run_id
+                 WHERE k.construct = ?1 AND k.method = ?2
+                 ORDER BY r.started_unix, r.id, k.compiler",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![construct, method], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.err(e))
     }
 
     /// Every run on record, oldest first.
@@ -352,6 +402,12 @@ mod tests {
                 error_gc_pct: None,
                 layout_spread_pct: 9.0,
             }],
+            instructions: vec![InstructionConstant {
+                compiler: "4.13".into(),
+                method: "ls".into(),
+                construct: "FunApp".into(),
+                instructions: 4.0 + funapp,
+            }],
         }
     }
 
@@ -368,6 +424,9 @@ mod tests {
         assert_eq!(h.runs().unwrap().len(), 3);
         let trend = h.trend("FunApp", "ls").unwrap();
         assert_eq!(trend.iter().filter(|p| p.compiler == "4.13").count(), 3);
+        let instructions = h.instruction_trend("FunApp", "ls").unwrap();
+        let counts: Vec<f64> = instructions.iter().map(|(_, _, i)| *i).collect();
+        assert_eq!(counts, vec![5.0, 6.0, 7.0]);
         assert_eq!(trend.iter().filter(|p| p.compiler == "4.11").count(), 3);
         let series: Vec<f64> = trend
             .iter()

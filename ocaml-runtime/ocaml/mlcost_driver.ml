@@ -32,7 +32,10 @@ let main ~input ~run =
   (* The counters are read in an order that keeps the driver's own allocation (the quick_stat
      records) out of the deltas: minor words come from the unboxed Gc.minor_words, read after
      the first record exists and before the second is made. *)
-  let batch x k =
+  (* A function of its own, not inlined nor turned into a local jump, so that valgrind can
+     count the instructions of exactly one batch (callgrind's --toggle-collect and
+     --dump-after name it). *)
+  let[@local never][@inline never] batch x k =
     let s0 = Gc.quick_stat () in
     let m0 = Gc.minor_words () in
     let c0 = cpu_now () in

@@ -35,8 +35,16 @@ pub fn fit_run(run_dir: &Path, options: &fit::FitOptions) -> Result<Vec<FitOutco
             );
         }
         let heap = minor_heap_words(&dir, name)?;
-        let model = fit::fit(&obs, &fit_context(&run, &setup, heap), options)
-            .with_context(|| format!("fitting {name}"))?;
+        let context = fit_context(&run, &setup, heap);
+        let mut model =
+            fit::fit(&obs, &context, options).with_context(|| format!("fitting {name}"))?;
+        if let Some(methods) = crate::instructions_stage::fit_instructions(
+            &dir, name, &estimates, &counts, &context, options,
+        )
+        .with_context(|| format!("fitting {name}'s instructions"))?
+        {
+            model.instructions = methods;
+        }
         write_json(&dir.model_file(name), &model)?;
         if outcomes.is_empty() {
             write_json(&dir.main_model_file(), &model)?;

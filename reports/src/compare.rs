@@ -59,6 +59,9 @@ pub struct Comparison {
     pub noise_pct: f64,
     pub floor_ns: f64,
     pub constructs: Vec<ConstructChange>,
+    /// The same constructs' instructions per occurrence, where both models have them.
+    #[serde(default)]
+    pub instructions: Vec<crate::compare_instructions::InstructionChange>,
 }
 
 impl Comparison {
@@ -179,6 +182,7 @@ pub fn compare_models(
         noise_pct,
         floor_ns,
         constructs,
+        instructions: crate::compare_instructions::compare_instructions(a.1, b.1, method),
     }
 }
 

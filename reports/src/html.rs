@@ -21,6 +21,8 @@ struct ReportPage<'a> {
     machine_state: Option<MachineState>,
     compilers: Vec<CompilerSection<'a>>,
     exports: Vec<Value>,
+    /// The instructions section, rendered by `instructions_section`.
+    instructions: String,
 }
 
 /// What the canary saw over the training measurement.
@@ -293,6 +295,7 @@ pub fn write_report(dir: &std::path::Path) -> Result<PathBuf, ReportError> {
             .map(|c| compiler_section(&data, c))
             .collect::<Result<_, _>>()?,
         exports,
+        instructions: crate::instructions_section::section(&data),
     };
     let path = out_dir.join("index.html");
     crate::render::render_page("report.html", &page, &path)?;

@@ -9,9 +9,12 @@
 
 pub mod charts;
 pub mod compare;
+pub mod compare_instructions;
 pub mod data;
 pub mod export;
+pub mod forest;
 pub mod html;
+pub mod instructions_section;
 pub mod metric;
 pub mod pages;
 mod render;

@@ -11,6 +11,25 @@ use serde::Serialize;
 use std::path::Path;
 
 /// What the history keeps of a run.
+/// Every compiler's instructions per construct, as the history keeps them.
+fn instruction_constants(data: &RunData) -> Vec<history::InstructionConstant> {
+    let mut out = Vec::new();
+    for c in &data.compilers {
+        let Some(model) = &c.model else { continue };
+        for (method, fit) in &model.instructions {
+            for (construct, k) in &fit.time_ns {
+                out.push(history::InstructionConstant {
+                    compiler: c.name.clone(),
+                    method: method.name().into(),
+                    construct: construct.clone(),
+                    instructions: k.estimate,
+                });
+            }
+        }
+    }
+    out
+}
+
 pub fn history_record(data: &RunData) -> RunRecord {
     let mut constants = Vec::new();
     let mut memory = Vec::new();
@@ -67,6 +86,7 @@ pub fn history_record(data: &RunData) -> RunRecord {
         constants,
         memory,
         validation,
+        instructions: instruction_constants(data),
     }
 }
 
@@ -97,8 +117,13 @@ struct ComparePage<'a> {
     b: &'a str,
     method: String,
     threshold: f64,
+    noise: f64,
     summary: String,
     rows: Vec<CompareRow<'a>>,
+    /// The forest plot (SVG) and the instruction comparison's line.
+    forest: String,
+    instructions_summary: String,
+    instructions: &'a [crate::compare_instructions::InstructionChange],
 }
 
 #[derive(Serialize)]
@@ -170,7 +195,11 @@ pub fn write_compare_page(cmp: &Comparison, path: &Path) -> Result<(), ReportErr
         b: &cmp.b,
         method: cmp.method.name().to_uppercase(),
         threshold: cmp.threshold_pct,
+        noise: cmp.noise_pct,
         summary: cmp.summary(),
+        forest: crate::forest::forest(cmp),
+        instructions_summary: crate::compare_instructions::instructions_summary(&cmp.instructions),
+        instructions: &cmp.instructions,
         rows: cmp
             .constructs
             .iter()

@@ -15,6 +15,10 @@
 //! canary.jsonl          the canary's readings between visits
 //! estimates.json        per (program, compiler, size) estimates
 //! counts.json           the interpreter's counts per (program, size)
+//! instructions.jsonl    instructions per run under valgrind, per (program, compiler, size,
+//!                       layout), appended as counted
+//! instructions.json     instructions per run per (program, compiler, size)
+//! instructions-validation-<compiler>.json  the instruction model against the controls
 //! model.json            the first compiler's model; model-<compiler>.json for each
 //! validation.json       the first compiler's validation; validation-<compiler>.json for each;
 //!                       validation-<corpus>[-<compiler>].json for a user's own corpus
@@ -37,6 +41,8 @@ pub const VISITS_FILE: &str = "visits.jsonl";
 pub const CANARY_FILE: &str = "canary.jsonl";
 pub const ESTIMATES_FILE: &str = "estimates.json";
 pub const COUNTS_FILE: &str = "counts.json";
+pub const INSTRUCTIONS_LOG_FILE: &str = "instructions.jsonl";
+pub const INSTRUCTIONS_FILE: &str = "instructions.json";
 pub const MODEL_FILE: &str = "model.json";
 pub const VALIDATION_FILE: &str = "validation.json";
 pub const CONTROLS_DIR: &str = "controls";
@@ -182,6 +188,21 @@ impl RunDir {
 
     pub fn counts_file(&self) -> PathBuf {
         self.join(COUNTS_FILE)
+    }
+
+    /// `instructions.jsonl`: one record per counted (program, compiler, size, layout).
+    pub fn instructions_log_file(&self) -> PathBuf {
+        self.join(INSTRUCTIONS_LOG_FILE)
+    }
+
+    /// `instructions.json`: instructions per run per (program, compiler, size).
+    pub fn instructions_file(&self) -> PathBuf {
+        self.join(INSTRUCTIONS_FILE)
+    }
+
+    /// `instructions-validation-<compiler>.json`: the instruction model against the controls.
+    pub fn instructions_validation_file(&self, compiler: &str) -> PathBuf {
+        self.join(format!("instructions-validation-{}.json", tag(compiler)))
     }
 
     /// `model.json`: the first compiler's model, the one a user looks for.

@@ -98,13 +98,25 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&cmp)?);
     } else {
         println!(
-            "{:<14} {:>9} {:>9} {:>7} {:>17} {:>8}  Verdict",
-            "Construct", "A ns", "B ns", "B/A", "95% CI", "Change"
+            "{:<14} {:>9} {:>9} {:>7} {:>17} {:>8} {:>8} {:>8} {:>8}  Verdict",
+            "Construct", "A ns", "B ns", "B/A", "95% CI", "Change", "A instr", "B instr", "Instr"
         );
+        let instructions: std::collections::BTreeMap<&str, _> = cmp
+            .instructions
+            .iter()
+            .map(|i| (i.construct.as_str(), i))
+            .collect();
         for c in &cmp.constructs {
             let flag = if c.regression { "  << regression" } else { "" };
+            let instr = instructions.get(c.construct.as_str()).map_or(
+                format!("{:>8} {:>8} {:>8}", "-", "-", "-"),
+                |i| {
+                    let mark = if i.changed { "*" } else { " " };
+                    format!("{:>8.2} {:>8.2} {:>+6.1}%{mark}", i.a, i.b, i.change_pct)
+                },
+            );
             println!(
-                "{:<14} {:>9.3} {:>9.3} {:>7.3} {:>8.3} .. {:<6.3} {:>+7.1}%  {}{flag}",
+                "{:<14} {:>9.3} {:>9.3} {:>7.3} {:>8.3} .. {:<6.3} {:>+7.1}% {instr}  {}{flag}",
                 c.construct,
                 c.a_ns,
                 c.b_ns,
@@ -116,6 +128,10 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             );
         }
         println!("{}", cmp.summary());
+        println!(
+            "{}",
+            reports::compare_instructions::instructions_summary(&cmp.instructions)
+        );
     }
     let page = RunDir::new(&run_b).report_dir().join(format!(
         "compare-{}-vs-{}.html",

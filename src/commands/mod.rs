@@ -8,6 +8,7 @@ pub mod count;
 pub mod fit;
 pub mod gen;
 pub mod history;
+pub mod instructions;
 pub mod report;
 pub mod separability;
 pub mod suite;

@@ -39,6 +39,9 @@ pub struct SuiteArgs {
     /// History database the run is recorded in.
     #[arg(long, default_value = super::history::DEFAULT_DB)]
     pub history: PathBuf,
+    /// Do not count instructions per run under valgrind (the output says they were not).
+    #[arg(long)]
+    pub no_instructions: bool,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -148,6 +151,20 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         println!("{line}");
     }
 
+    // instructions: after timing, never during it (valgrind may use both CPUs); --quick counts
+    // one layout, instructions barely depend on it.
+    let instruction_layouts = if settings.quick {
+        1
+    } else {
+        pipeline::instructions_stage::DEFAULT_LAYOUTS
+    };
+    let counted = if args.no_instructions {
+        eprintln!("mlcost: instructions per run not counted (--no-instructions)");
+        false
+    } else {
+        super::instructions::count_and_print(&run_dir, instruction_layouts, false)?
+    };
+
     // fit
     progress.stage("fit");
     for outcome in pipeline::fit_run(&run_dir, &pipeline::fit_stage::options(None, 1000))? {
@@ -168,6 +185,10 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     )?;
     for (name, v) in &validations {
         print_validation(name, v);
+    }
+    // the controls' instructions, now that validation has built and measured them
+    if counted && super::instructions::count_and_print(&run_dir, instruction_layouts, true)? {
+        super::instructions::validate_and_print(&run_dir, settings.controls.as_deref())?;
     }
 
     // history, then the report (last, as the line a user looks for)
