@@ -79,8 +79,6 @@ fn suite_args<'a>(run: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
         run,
         "--history",
         "history.sqlite",
-        // valgrind's instruction counts are tested once, in the comparison test.
-        "--no-instructions",
     ];
     args.extend_from_slice(extra);
     args
@@ -230,14 +228,7 @@ fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
     );
 
     let out = mlcost(
-        &[
-            "suite",
-            "--resume",
-            "run",
-            "--history",
-            "history.sqlite",
-            "--no-instructions",
-        ],
+        &["suite", "--resume", "run", "--history", "history.sqlite"],
         ws.path(),
     );
     assert!(out.status.success(), "{}", text(&out));
@@ -313,7 +304,8 @@ fn compare_fails_on_a_compiler_that_instruments_every_branch() {
             "150ms",
         ],
     );
-    args.retain(|a| *a != "--no-instructions");
+    // valgrind's instruction counts are tested here, once.
+    args.push("--instructions");
     let out = mlcost(&args, ws.path());
     assert!(out.status.success(), "{}", text(&out));
     let out = mlcost(&["compare", "afl", "--threshold", "5"], ws.path());

@@ -16,7 +16,7 @@ fn escape(s: &str) -> String {
 pub fn section(data: &RunData) -> String {
     let mut html = String::from("<section id=\"instructions\"><h2>Instructions per run</h2>");
     if !data.dir.instructions_file().is_file() {
-        html.push_str("<p>Instructions per run were not counted: valgrind is not installed (scripts/setup.sh installs it), or the run was made with --no-instructions.</p></section>");
+        html.push_str("<p>Instructions per run were not counted: valgrind is not installed (scripts/setup.sh installs it), or the run was made without --instructions.</p></section>");
         return html;
     }
     html.push_str("<p>Counted under valgrind (callgrind), a deterministic metric beside time; fitted on the same counts (docs/design.md, \"Instructions\").</p>");
