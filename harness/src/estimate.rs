@@ -280,15 +280,8 @@ mod tests {
         for i in 0..40 {
             let wobble = if i % 2 == 0 { 1.01 } else { 0.99 };
             out.push(BatchSample {
-                runs,
-                ns: (runs as f64 * ns_per_run * wobble + overhead) as u64,
                 minor_words: 3.0 * runs as f64,
-                promoted_words: 0.0,
-                major_words: 0.0,
-                minor_collections: 0,
-                major_collections: 0,
-                compactions: 0,
-                cpu_ns: None,
+                ..BatchSample::timing(runs, (runs as f64 * ns_per_run * wobble + overhead) as u64)
             });
             runs = (runs + 1).max((runs as f64 * 1.1).ceil() as u64);
         }

@@ -151,17 +151,7 @@ mod tests {
     }
 
     fn batch(runs: u64, ns: u64) -> BatchSample {
-        BatchSample {
-            runs,
-            ns,
-            minor_words: 0.0,
-            promoted_words: 0.0,
-            major_words: 0.0,
-            minor_collections: 0,
-            major_collections: 0,
-            compactions: 0,
-            cpu_ns: None,
-        }
+        BatchSample::timing(runs, ns)
     }
 
     #[test]

@@ -179,17 +179,7 @@ mod tests {
             size: 10,
             layout: 0,
             round: 0,
-            sample: BatchSample {
-                runs,
-                ns: runs * 5,
-                minor_words: 0.0,
-                promoted_words: 0.0,
-                major_words: 0.0,
-                minor_collections: 0,
-                major_collections: 0,
-                compactions: 0,
-                cpu_ns: None,
-            },
+            sample: BatchSample::timing(runs, runs * 5),
         }
     }
 

@@ -52,6 +52,22 @@ pub struct BatchSample {
 const DESCHEDULE_SLACK_NS: u64 = 20_000;
 
 impl BatchSample {
+    /// A batch of `runs` runs that took `ns` and allocated nothing: what a timing-only sample
+    /// looks like (the driver always reports the counters; tests and synthetic data need not).
+    pub fn timing(runs: u64, ns: u64) -> BatchSample {
+        BatchSample {
+            runs,
+            ns,
+            minor_words: 0.0,
+            promoted_words: 0.0,
+            major_words: 0.0,
+            minor_collections: 0,
+            major_collections: 0,
+            compactions: 0,
+            cpu_ns: None,
+        }
+    }
+
     /// The process lost the CPU during the batch (its wall time exceeds its CPU time by more
     /// than 2% and the clocks' slack): the sample measures the machine, not the program.
     pub fn descheduled(&self) -> bool {
