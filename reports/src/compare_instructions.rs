@@ -55,7 +55,7 @@ pub fn compare_instructions(
 /// One line for the end of a comparison: how many constructs changed in instructions.
 pub fn instructions_summary(changes: &[InstructionChange]) -> String {
     if changes.is_empty() {
-        return "instructions: not compared (a run has no instruction counts: valgrind missing)"
+        return "instructions: not compared (a run has no instruction counts: made without --instructions, or without valgrind)"
             .to_string();
     }
     let changed: Vec<String> = changes
