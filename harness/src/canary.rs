@@ -7,7 +7,7 @@
 
 use crate::error::BenchError;
 use crate::plan::BenchPlan;
-use crate::regression::ols;
+use crate::robust::{fit_visit, VisitData};
 use crate::samples::CanaryRecord;
 use crate::sampling::{sample_visit, Driver, SamplingConfig, SamplingError};
 use crate::schedule::now_ms;
@@ -89,12 +89,14 @@ impl Canary {
             SamplingError::Driver(fault) => fault,
             SamplingError::Sink(never) => match never {},
         })?;
-        let kept = crate::estimate::undisturbed(&visit.samples);
-        let runs: Vec<f64> = kept.iter().map(|s| s.runs as f64).collect();
-        let ns: Vec<f64> = kept.iter().map(|s| s.ns as f64).collect();
+        let reading = fit_visit(&VisitData {
+            round: 0,
+            samples: visit.samples,
+            slow_machine: false,
+        });
         Ok(CanaryRecord {
             at_ms: now_ms(),
-            ns_per_run: ols(&runs, &ns).map_or(f64::NAN, |l| l.slope),
+            ns_per_run: reading.map_or(f64::NAN, |f| f.line.slope),
         })
     }
 }

@@ -170,17 +170,7 @@ pub fn layout_estimate(
 }
 
 fn median(values: impl Iterator<Item = f64>) -> f64 {
-    let mut v: Vec<f64> = values.collect();
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let mid = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[mid]
-    } else {
-        (v[mid - 1] + v[mid]) / 2.0
-    }
+    statrs::statistics::Median::median(&statrs::statistics::Data::new(values.collect::<Vec<_>>()))
 }
 
 fn mean(values: impl Iterator<Item = f64>) -> f64 {
