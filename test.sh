@@ -22,4 +22,4 @@ else
 fi
 # One test at a time: tests that build OCaml programs would otherwise run beside tests that
 # time them, and on a 2-core machine that alone moves a measurement by 25%.
-cargo test --workspace "$@" -- --test-threads=1 ${ignored[@]+"${ignored[@]}"}
+cargo test --workspace --no-fail-fast "$@" -- --test-threads=1 ${ignored[@]+"${ignored[@]}"}
