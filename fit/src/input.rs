@@ -28,6 +28,9 @@ pub struct Observation {
     pub words_per_run: f64,
     /// Minor collections per run.
     pub minor_collections_per_run: f64,
+    /// Words promoted to the major heap per run (what survived a minor collection).
+    #[serde(default)]
+    pub promoted_words_per_run: f64,
     /// Time of one minor collection, from the harness's multivariate fit, when this point
     /// collected.
     pub ns_per_minor_collection: Option<f64>,

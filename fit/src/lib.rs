@@ -93,10 +93,12 @@ use std::collections::BTreeMap;
 
 pub use crate::diagnostics::LeaveOneProgramOut;
 pub use crate::error::FitError;
-pub use crate::gc::GcModel;
+pub use crate::gc::{GcModel, PromotionFit};
 pub use crate::input::{FitContext, FitOptions, Method, Observation, MIN_BOOTSTRAP_RESAMPLES};
 pub use crate::memory::MemoryFit;
-pub use crate::model::{BootstrapSettings, ConstantEstimate, CostModel, Diagnostics, MethodFit};
+pub use crate::model::{
+    BootstrapSettings, ConstantEstimate, CostModel, Diagnostics, MethodFit, WORD_BYTES,
+};
 pub use crate::separability::{separability, Separability};
 
 use crate::design::Design;

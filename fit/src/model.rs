@@ -87,6 +87,9 @@ pub struct BootstrapSettings {
     pub confidence: f64,
 }
 
+/// Bytes per word on the 64-bit targets mlcost measures.
+pub const WORD_BYTES: u32 = 8;
+
 /// The cost model: `model.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CostModel {
@@ -147,6 +150,20 @@ impl CostModel {
             0.0
         };
         Ok(execution + collection)
+    }
+
+    /// Predicted nanoseconds per run with GC for a run whose allocation the interpreter knows
+    /// exactly: `Σ n_c T_c` plus the GC model's time for `words` allocated and
+    /// `promoted_words` promoted per run (see [`GcModel::predict_ns`]).
+    pub fn try_predict_ns_allocating(
+        &self,
+        method: Method,
+        counts: &BTreeMap<String, f64>,
+        words: f64,
+        promoted_words: f64,
+    ) -> Result<f64, FitError> {
+        let execution = self.try_predict_ns(method, counts, false)?;
+        Ok(execution + self.gc.predict_ns(words, promoted_words, WORD_BYTES))
     }
 
     /// Predicted instructions per run, `Σ n_c I_c` with the instruction model of `method`; `None`

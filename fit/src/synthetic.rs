@@ -322,6 +322,7 @@ pub fn generate(spec: &SyntheticSpec) -> SyntheticSuite {
                 ns_ci: (ns_per_run - half_width, ns_per_run + half_width),
                 words_per_run: words,
                 minor_collections_per_run: collections,
+                promoted_words_per_run: 0.0,
                 ns_per_minor_collection: (collections > 0.0)
                     .then(|| NS_PER_MINOR_COLLECTION * mean_one_lognormal(0.05, &mut rng)),
                 counts,

@@ -37,6 +37,7 @@ fn point(program: &str, size: u64, per_iteration: &[(&str, f64)]) -> Observation
         ns_ci: (ns * 0.99, ns * 1.01),
         words_per_run: 0.0,
         minor_collections_per_run: 0.0,
+        promoted_words_per_run: 0.0,
         ns_per_minor_collection: None,
         counts,
     }

@@ -62,6 +62,7 @@ pub fn observations(
                 words_per_run: e.minor_words_per_run + e.major_words_per_run
                     - e.promoted_words_per_run,
                 minor_collections_per_run: e.minor_collections_per_run,
+                promoted_words_per_run: e.promoted_words_per_run,
                 // Collections nearly proportional to runs make this coefficient unstable; a
                 // negative time per collection is such an artefact, not a measurement.
                 ns_per_minor_collection: e

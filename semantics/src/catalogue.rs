@@ -101,6 +101,8 @@ catalogue! {
     IntAsr { "int", "arithmetic right shift", "once per `asr`" }
     FloatOfInt { "float", "int-to-float conversion (cvtsi2sd plus boxing where the result escapes) — needed to build float data from a size", "once per `float_of_int` / `float`" }
     IntOfFloat { "float", "float-to-int truncation (cvttsd2si)", "once per `int_of_float` / `truncate`" }
+    FloatBox { "float", "boxing a float: ocamlopt computes floats unboxed in registers and allocates a 2-word block (header, double) when one leaves its expression as a value — an allocation and a store, costlier than the arithmetic that made the float, and invisible in the source",
+        "once per new float (the result of float arithmetic, `-.`, `float_of_int`, or a `let`-bound variable holding one) passed to a function, returned, or stored in a tuple, list cell, constructor, exception or closure; pushed into the branches of `if`/`match`/`let`, so only branches that compute a float box; a `let`-bound new float is boxed again at each such use; parameters, fields and constants are already boxed and count nothing" }
     Raise { "exceptions", "raising an exception — a jump to the nearest handler, which is cheap in OCaml and nothing like a call",
         "once per `raise`, `failwith` or `invalid_arg` evaluated (failwith/invalid_arg also count the VariantHead/VariantElem of the exception they build); exceptions raised by the runtime (Division_by_zero, Match_failure) count only the operation that raised" }
     TryWith { "exceptions", "entering a `try … with` — pushing and popping a trap frame on the stack",

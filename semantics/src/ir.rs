@@ -144,6 +144,8 @@ pub(crate) enum Code {
     Imm(i64),
     Static(StaticId),
     Local(Slot),
+    /// The last read of a local: moves the value out of the frame (see [`crate::liveness`]).
+    TakeLocal(Slot),
     /// A variable captured in the running closure's environment.
     Env(u32),
     /// A top-level binding: a slot of the top-level frame at the bottom of the stack.
@@ -175,6 +177,11 @@ pub(crate) enum Code {
     MatchTuple(Box<MatchTuple>),
     Try(Box<Try>),
     Raise(Box<Code>, Pos),
+    /// Frees frame slots that are dead on entry to a branch, then runs it (see
+    /// [`crate::liveness`]).
+    Release(Box<(Box<[Slot]>, Code)>),
+    /// A new float leaving its expression as a value: `FloatBox` (see [`crate::boxing`]).
+    BoxFloat(Box<Code>),
 }
 
 #[derive(Debug)]

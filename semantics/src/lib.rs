@@ -111,16 +111,19 @@
 //! functions written in OCaml.
 
 mod ast;
+mod boxing;
 mod catalogue;
 mod compile;
 mod compile_app;
 mod compile_pat;
 mod error;
 mod fv;
+mod heap;
 mod infer;
 mod infer_decl;
 mod ir;
 mod lexer;
+mod liveness;
 mod lower;
 mod lower_data;
 mod machine;
@@ -140,4 +143,5 @@ mod worker;
 pub use ast::Pos;
 pub use catalogue::{catalogue, construct, Construct};
 pub use error::SemanticsError;
+pub use heap::{Allocation, LifetimeBucket};
 pub use program::{CountResult, Program};

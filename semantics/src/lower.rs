@@ -48,7 +48,12 @@ pub(crate) struct ExecFun {
 pub(crate) struct RecGroupCode {
     pub funs: Box<[(Slot, FunId)]>,
     pub captures: Box<[Ev]>,
+    /// Words of the group's one closure block (see [`Lower::closure_words`]).
+    pub words: u32,
 }
+
+/// A boxed float: header and the double.
+pub(crate) const FLOAT_BOX_WORDS: u32 = 2;
 
 pub(crate) enum ExecItem {
     Let(Binder, Ev, Option<Counter>),
@@ -81,6 +86,8 @@ impl std::fmt::Debug for Executable {
 /// An operand read without a call when it is a local or a constant (most operands are).
 pub(crate) enum Operand {
     Local(Slot),
+    /// A local read for the last time: moved out of the frame.
+    Take(Slot),
     Imm(i64),
     Code(Ev),
 }
@@ -90,6 +97,7 @@ impl Operand {
     pub(crate) fn get(&self, m: &mut Machine<'_>) -> R<Value> {
         match self {
             Operand::Local(s) => Ok(m.local(*s)),
+            Operand::Take(s) => Ok(m.take_local(*s)),
             Operand::Imm(i) => Ok(Value::Int(*i)),
             Operand::Code(e) => e(m),
         }
@@ -99,7 +107,7 @@ impl Operand {
     #[inline(always)]
     fn int(&self, m: &mut Machine<'_>) -> R<i64> {
         match self {
-            Operand::Local(s) => Ok(m.local_ref(*s).int()),
+            Operand::Local(s) | Operand::Take(s) => Ok(m.local_ref(*s).int()),
             Operand::Imm(i) => Ok(*i),
             Operand::Code(e) => Ok(e(m)?.into_int()),
         }
@@ -146,7 +154,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
 /// The compiler from IR to closures.
 pub(crate) struct Lower {
     /// Arity of every function, so that calls of a closed function can be resolved here.
-    arities: Vec<u32>,
+    pub(crate) arities: Vec<u32>,
 }
 
 /// Evaluates `args` right to left (OCaml's order) onto the stack; returns where they start.
@@ -193,6 +201,7 @@ impl Lower {
     pub(crate) fn operand(&self, code: Code) -> Operand {
         match code {
             Code::Local(s) => Operand::Local(s),
+            Code::TakeLocal(s) => Operand::Take(s),
             Code::Imm(i) => Operand::Imm(i),
             other => Operand::Code(self.code(other, false)),
         }
@@ -203,6 +212,7 @@ impl Lower {
         match code {
             Code::Imm(i) => ev(move |_| Ok(Value::Int(i))),
             Code::Local(s) => ev(move |m| Ok(m.local(s))),
+            Code::TakeLocal(s) => ev(move |m| Ok(m.take_local(s))),
             Code::Env(i) => ev(move |m| Ok(m.env[i as usize].clone())),
             Code::Global(s) => ev(move |m| Ok(m.stack[s as usize].clone())),
             Code::Static(id) => ev(move |m| Ok(m.statics[id as usize].clone())),
@@ -217,6 +227,25 @@ impl Lower {
                 })
             }
             Code::App(app) => self.app(*app, tail),
+            Code::Release(release) => {
+                let (slots, body) = *release;
+                let body = self.code(body, tail);
+                ev(move |m| {
+                    for &slot in slots.iter() {
+                        drop(m.take_local(slot));
+                    }
+                    body(m)
+                })
+            }
+            Code::BoxFloat(inner) => {
+                // Passed to a call or returned: the box dies young (see `heap`).
+                let inner = self.operand(*inner);
+                ev(move |m| {
+                    m.count(Counter::FloatBox);
+                    crate::heap::allocate_short_lived(FLOAT_BOX_WORDS);
+                    inner.get(m)
+                })
+            }
             Code::If(b) => {
                 let (c, t, e) = *b;
                 let (c, t, e) = (self.cond(c), self.code(t, tail), self.code(e, tail));

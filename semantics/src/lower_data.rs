@@ -3,8 +3,9 @@
 //! matching itself is [`Machine::matches`], which walks the pattern.
 
 use crate::catalogue::Counter;
+use crate::heap::{self, Born};
 use crate::ir::*;
-use crate::lower::{ev, CondEv, Ev, Lower, Operand, RecGroupCode};
+use crate::lower::{ev, CondEv, Ev, Lower, Operand, RecGroupCode, FLOAT_BOX_WORDS};
 use crate::machine::{Machine, Unwind, R};
 use crate::value::*;
 use std::rc::Rc;
@@ -69,8 +70,42 @@ impl Lower {
             .collect()
     }
 
+    /// Words of the block of a closure for functions `funs` capturing `captures` values, as
+    /// ocamlopt 4.13 lays it out: a header; per function its code pointer and closure info,
+    /// plus the full-application pointer when it takes several arguments, and an infix header
+    /// before every function but the first; then the captured values.
+    pub(crate) fn closure_words(&self, funs: impl Iterator<Item = FunId>, captures: usize) -> u32 {
+        let code: u32 = funs
+            .enumerate()
+            .map(|(i, f)| {
+                let pointers = if self.arities[f as usize] > 1 { 3 } else { 2 };
+                pointers + u32::from(i > 0)
+            })
+            .sum();
+        1 + code + captures as u32
+    }
+
+    /// Operands stored in a block: the floats among them boxed for the block (counted
+    /// `FloatBox`, their words added to the block's, whose lifetime they share).
+    fn fields(&self, items: Box<[Code]>) -> (Box<[Operand]>, u32) {
+        let mut boxed = 0;
+        let operands = items
+            .into_vec()
+            .into_iter()
+            .map(|item| match item {
+                Code::BoxFloat(inner) => {
+                    boxed += 1;
+                    self.operand(*inner)
+                }
+                other => self.operand(other),
+            })
+            .collect();
+        (operands, boxed)
+    }
+
     pub(crate) fn rec_group(&self, g: RecGroup) -> RecGroupCode {
         RecGroupCode {
+            words: self.closure_words(g.funs.iter().map(|&(_, f)| f), g.captures.len()),
             funs: g.funs,
             captures: g
                 .captures
@@ -86,34 +121,48 @@ impl Lower {
         match code {
             Code::MakeClosure(mc) => {
                 let MakeClosure { fun, captures } = *mc;
-                let captures = self.operands(captures);
+                let (captures, boxed) = self.fields(captures);
+                let words = self.closure_words(std::iter::once(fun), captures.len());
                 ev(move |m| {
                     m.count(Counter::FunDef);
                     m.count_n(Counter::Closure, captures.len());
+                    m.count_n(Counter::FloatBox, boxed as usize);
+                    // Closure blocks are not stamped: see `heap`.
+                    heap::allocate_short_lived(words + FLOAT_BOX_WORDS * boxed);
                     let env = captures.iter().map(|c| c.get(m)).collect::<R<Vec<_>>>()?;
                     Ok(Value::fun(fun, Rc::new(env)))
                 })
             }
             Code::Tuple(items) => {
-                let items = self.operands(items);
+                let (items, boxed) = self.fields(items);
+                let words = 1 + items.len() as u32 + FLOAT_BOX_WORDS * boxed;
                 ev(move |m| {
                     m.count(Counter::TupleHead);
                     m.count_n(Counter::TupleElem, items.len());
+                    m.count_n(Counter::FloatBox, boxed as usize);
                     let fields = eval_all(m, &items)?;
                     Ok(Value::Block(Rc::new(Block {
                         tag: 0,
                         fields: fields.into(),
+                        born: Born::new(words),
                     })))
                 })
             }
             Code::Cons(ht) => {
                 let (h, t) = *ht;
-                let (h, t) = (self.operand(h), self.operand(t));
+                let (heads, boxed) = self.fields(Box::new([h]));
+                let (h, t) = (heads.into_vec().remove(0), self.operand(t));
+                let words = 3 + FLOAT_BOX_WORDS * boxed;
                 ev(move |m| {
                     m.count(Counter::Cons);
+                    m.count_n(Counter::FloatBox, boxed as usize);
                     let tail = t.get(m)?;
                     let head = h.get(m)?;
-                    Ok(Value::Cons(Rc::new(ConsCell { head, tail })))
+                    Ok(Value::Cons(Rc::new(ConsCell {
+                        head,
+                        tail,
+                        born: Born::new(words),
+                    })))
                 })
             }
             Code::List(l) => {
@@ -124,32 +173,43 @@ impl Lower {
                     for item in items.iter().rev() {
                         m.count(Counter::Cons);
                         let head = item.get(m)?;
-                        acc = Value::Cons(Rc::new(ConsCell { head, tail: acc }));
+                        acc = Value::Cons(Rc::new(ConsCell {
+                            head,
+                            tail: acc,
+                            born: Born::new(3),
+                        }));
                     }
                     Ok(acc)
                 })
             }
             Code::Block(tag, args) => {
-                let args = self.operands(args);
+                let (args, boxed) = self.fields(args);
+                let words = 1 + args.len() as u32 + FLOAT_BOX_WORDS * boxed;
                 ev(move |m| {
                     m.count(Counter::VariantHead);
                     m.count_n(Counter::VariantElem, args.len());
+                    m.count_n(Counter::FloatBox, boxed as usize);
                     let fields = eval_all(m, &args)?;
                     Ok(Value::Block(Rc::new(Block {
                         tag,
                         fields: fields.into(),
+                        born: Born::new(words),
                     })))
                 })
             }
             Code::Exn(id, args) => {
-                let args = self.operands(args);
+                let (args, boxed) = self.fields(args);
+                // The exception's block holds its constructor's identity, then the arguments.
+                let words = 2 + args.len() as u32 + FLOAT_BOX_WORDS * boxed;
                 ev(move |m| {
                     m.count(Counter::VariantHead);
                     m.count_n(Counter::VariantElem, args.len());
+                    m.count_n(Counter::FloatBox, boxed as usize);
                     let args = eval_all(m, &args)?;
                     Ok(Value::Exn(Rc::new(ExnValue {
                         id,
                         args: args.into(),
+                        born: Born::new(words),
                     })))
                 })
             }
@@ -221,8 +281,13 @@ impl Lower {
                         // The arm needs the tuple itself: native code builds it here.
                         m.count(Counter::TupleHead);
                         m.count_n(Counter::TupleElem, slots.len());
-                        let fields = slots.iter().map(|&s| m.local(s)).collect();
-                        let tuple = Value::Block(Rc::new(Block { tag: 0, fields }));
+                        let fields: Box<[Value]> = slots.iter().map(|&s| m.local(s)).collect();
+                        let born = Born::new(1 + fields.len() as u32);
+                        let tuple = Value::Block(Rc::new(Block {
+                            tag: 0,
+                            fields,
+                            born,
+                        }));
                         m.matches(p, &tuple)
                     }
                 };

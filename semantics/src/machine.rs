@@ -14,6 +14,7 @@
 
 use crate::ast::Pos;
 use crate::catalogue::{Counter, COUNTER_COUNT};
+use crate::heap::Born;
 use crate::ir::*;
 use crate::lower::{ExecItem, Executable};
 use crate::types::EXN_MATCH_FAILURE;
@@ -94,6 +95,24 @@ fn stack_address() -> usize {
     std::hint::black_box(&marker) as *const u8 as usize
 }
 
+/// Words a partial application allocates, as ocamlopt 4.13 builds it. A known function's is
+/// one closure `fun rest -> f args rest` (closure conversion): header, code pointer, closure
+/// info, the full-application pointer when `rest` is more than one argument, the `n`
+/// arguments and `f`. An unknown function's goes through `caml_curryN`, one block per argument
+/// received: header, code, info, the `_app` pointer while more than one argument is still
+/// missing, the argument and the previous closure.
+pub(crate) fn partial_application_words(arity: usize, held: usize, n: usize, known: bool) -> u32 {
+    let code_words = |missing: usize| if missing > 1 { 3 } else { 2 };
+    let words = if known {
+        1 + code_words(arity - n) + n + 1
+    } else {
+        (held + 1..=held + n)
+            .map(|received| 1 + code_words(arity - received) + 2)
+            .sum()
+    };
+    words as u32
+}
+
 fn materialize(v: &StaticValue) -> Value {
     match v {
         StaticValue::Imm(i) => Value::Int(*i),
@@ -102,16 +121,19 @@ fn materialize(v: &StaticValue) -> Value {
         StaticValue::Block { tag, fields } => Value::Block(Rc::new(Block {
             tag: *tag,
             fields: fields.iter().map(materialize).collect(),
+            born: Born::untracked(),
         })),
         StaticValue::List(items) => items.iter().rev().fold(Value::Int(0), |tail, h| {
             Value::Cons(Rc::new(ConsCell {
                 head: materialize(h),
                 tail,
+                born: Born::untracked(),
             }))
         }),
         StaticValue::Exn(id) => Value::Exn(Rc::new(ExnValue {
             id: *id,
             args: Box::new([]),
+            born: Born::untracked(),
         })),
     }
 }
@@ -165,6 +187,12 @@ impl<'p> Machine<'p> {
         self.stack[self.base + slot as usize].clone()
     }
 
+    /// The last read of a local: the frame lets go of the value (see `liveness`).
+    #[inline(always)]
+    pub(crate) fn take_local(&mut self, slot: Slot) -> Value {
+        std::mem::replace(&mut self.stack[self.base + slot as usize], UNIT)
+    }
+
     /// A local read in place (no reference count taken), for immediates.
     #[inline(always)]
     pub(crate) fn local_ref(&self, slot: Slot) -> &Value {
@@ -188,9 +216,12 @@ impl<'p> Machine<'p> {
     /// Raises the exception `id` with `args`.
     #[cold]
     pub(crate) fn raise(&mut self, id: u32, args: Vec<Value>, pos: Pos) -> Thrown {
+        // The runtime's exceptions (Match_failure, Division_by_zero) are rare enough not to be
+        // stamped.
         let value = Value::Exn(Rc::new(ExnValue {
             id,
             args: args.into(),
+            born: Born::untracked(),
         }));
         self.throw(Unwind::Exn { value, pos })
     }
@@ -204,6 +235,7 @@ impl<'p> Machine<'p> {
                 Value::Int(i64::from(pos.line)),
                 Value::Int(i64::from(pos.col) - 1),
             ]),
+            born: Born::untracked(),
         }));
         self.raise(EXN_MATCH_FAILURE, vec![location], pos)
     }
@@ -308,7 +340,7 @@ impl<'p> Machine<'p> {
                         if !known {
                             self.count(app);
                         }
-                        Ok(self.partial(env, fid, Vec::new(), argbase, n))
+                        Ok(self.partial(env, fid, Vec::new(), argbase, n, known))
                     }
                     std::cmp::Ordering::Greater => {
                         self.count(Counter::FunApp);
@@ -321,7 +353,8 @@ impl<'p> Machine<'p> {
                 let total = p.args.len() + n;
                 if total < arity {
                     self.count(app);
-                    return Ok(self.partial(p.env.clone(), p.fun, p.args.clone(), argbase, n));
+                    let args = p.args.clone();
+                    return Ok(self.partial(p.env.clone(), p.fun, args, argbase, n, false));
                 }
                 // The partial application's code forwards to the function with a jump.
                 self.count(if total == arity { app } else { Counter::FunApp });
@@ -337,6 +370,7 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// A partial application of `fun` (which already holds `args`) to `n` more arguments.
     fn partial(
         &mut self,
         env: Rc<Vec<Value>>,
@@ -344,11 +378,19 @@ impl<'p> Machine<'p> {
         mut args: Vec<Value>,
         argbase: usize,
         n: usize,
+        known: bool,
     ) -> Value {
         self.count(Counter::FunDef);
         self.count_n(Counter::Closure, n + 1);
+        let arity = self.prog.funs[fun as usize].arity as usize;
+        let words = partial_application_words(arity, args.len(), n, known);
         args.extend(self.stack.drain(argbase..argbase + n));
-        Value::Partial(Rc::new(Partial { env, fun, args }))
+        Value::Partial(Rc::new(Partial {
+            env,
+            fun,
+            args,
+            born: Born::new(words),
+        }))
     }
 
     /// Calls a function with more arguments than its arity: the saturated call, then the

@@ -24,6 +24,7 @@ impl Machine<'_> {
         }
         self.count_n(Counter::FunDef, g.funs.len());
         self.count_n(Counter::Closure, g.captures.len());
+        crate::heap::allocate_short_lived(g.words);
         let values = g.captures.iter().map(|c| c(self)).collect::<R<Vec<_>>>()?;
         let env = Rc::new(values);
         for &(slot, fid) in g.funs.iter() {

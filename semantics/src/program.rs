@@ -3,6 +3,7 @@
 use crate::ast::{Item, Pos};
 use crate::catalogue::{catalogue, Counter};
 use crate::error::SemanticsError;
+use crate::heap::{self, Allocation};
 use crate::infer::{Checker, Typing};
 use crate::ir::{Compiled, Slot};
 use crate::lower::Executable;
@@ -28,6 +29,9 @@ pub struct CountResult {
     pub counts: BTreeMap<String, u64>,
     /// Digest of `run`'s result, as the native driver prints it.
     pub digest: String,
+    /// Words the run allocates and how long they live (empty for scripts).
+    #[serde(default)]
+    pub allocation: Allocation,
 }
 
 /// A loaded program, ready to be counted at any size (loading is done once; each count
@@ -91,13 +95,24 @@ impl Program {
             m.counts = [0; crate::catalogue::COUNTER_COUNT];
             m.counts[Counter::Base as usize] = 1;
             let run_fn = m.global(run);
-            let result = m.call_from_driver(run_fn, vec![x]).map_err(|Thrown| {
-                program.unwind_error(m.take_unwind(), &format!(" (in `run`, size {size})"))
-            })?;
+            heap::start();
+            let result = m.call_from_driver(run_fn, vec![x]);
+            let result = match result {
+                Ok(result) => result,
+                Err(Thrown) => {
+                    heap::finish();
+                    let unwind = m.take_unwind();
+                    return Err(program.unwind_error(unwind, &format!(" (in `run`, size {size})")));
+                }
+            };
+            let digest = value::digest(&result);
+            // The driver drops the result at once: whatever the run built dies now.
+            drop(result);
             Ok(CountResult {
                 size,
                 counts: nonzero(&m.counts),
-                digest: value::digest(&result),
+                digest,
+                allocation: heap::finish(),
             })
         })
     }
@@ -142,6 +157,7 @@ impl Program {
                 size: 0,
                 counts: nonzero(&m.counts),
                 digest: value::digest(&last),
+                allocation: Allocation::default(),
             })
         })
     }
@@ -294,14 +310,14 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
         checker.item(item).map_err(type_error)?;
     }
     let mut typing = checker.finish();
-    let compiled =
-        crate::compile_pat::compile_program(&items, prelude_items, &typing).map_err(|e| {
-            SemanticsError::Type {
-                file: file.into(),
-                pos: e.pos,
-                message: e.message,
-            }
+    let mut compiled = crate::compile_pat::compile_program(&items, prelude_items, &typing)
+        .map_err(|e| SemanticsError::Type {
+            file: file.into(),
+            pos: e.pos,
+            message: e.message,
         })?;
+    crate::boxing::insert_float_boxes(&mut compiled);
+    crate::liveness::release_dead_slots(&mut compiled);
     let shape = if benchmark {
         Some(check_shape(file, &mut typing, &compiled)?)
     } else {

@@ -3,6 +3,7 @@
 //! bools, chars, `()`, `[]`, constant constructors), blocks with a tag and fields, boxed
 //! floats, strings, closures, and exception values.
 
+use crate::heap::Born;
 use crate::ir::FunId;
 use ocaml_runtime::digest::{Digest, OBJECT_TAG};
 use std::cmp::Ordering;
@@ -62,12 +63,18 @@ pub(crate) struct FunValue {
 pub(crate) struct ConsCell {
     pub head: Value,
     pub tail: Value,
+    /// Never read: dropping it records the block's age (see `heap`).
+    #[allow(dead_code)]
+    pub born: Born,
 }
 
 #[derive(Debug)]
 pub(crate) struct Block {
     pub tag: u32,
     pub fields: Box<[Value]>,
+    /// Never read: dropping it records the block's age (see `heap`).
+    #[allow(dead_code)]
+    pub born: Born,
 }
 
 #[derive(Debug)]
@@ -75,6 +82,9 @@ pub(crate) struct Partial {
     pub env: Rc<Vec<Value>>,
     pub fun: FunId,
     pub args: Vec<Value>,
+    /// Never read: dropping it records the block's age (see `heap`).
+    #[allow(dead_code)]
+    pub born: Born,
 }
 
 #[derive(Debug)]
@@ -82,6 +92,9 @@ pub(crate) struct ExnValue {
     /// Index of the exception constructor.
     pub id: u32,
     pub args: Box<[Value]>,
+    /// Never read: dropping it records the block's age (see `heap`).
+    #[allow(dead_code)]
+    pub born: Born,
 }
 
 pub(crate) const UNIT: Value = Value::Int(0);

@@ -401,6 +401,7 @@ let run n =
         ("BoolOr", 1), // x <> x is not evaluated: the && is true
         ("TupleHead", 1),
         ("TupleElem", 15),
+        ("FloatBox", 2), // the two new floats stored in the tuple
     ]);
     assert_eq!(count(source, 5), want);
 }

@@ -5,7 +5,8 @@
 
 use crate::control::{discover, spread_sizes, ControlProgram, Skipped};
 use crate::score::{
-    compare_pairs, score_point, summarise, MeasuredPoint, PairResult, PointResult, Summary,
+    compare_pairs, score_point, summarise, MeasuredPoint, PairResult, PointAllocation, PointResult,
+    Summary,
 };
 use fit::{CostModel, Method};
 use harness::{measure_built, BenchError, BenchPlan, BenchProgram, Progress, SamplingConfig};
@@ -57,7 +58,8 @@ pub struct ValidateOptions<'a> {
     pub max_sizes: Option<usize>,
 }
 
-type Counts = Vec<(u64, BTreeMap<String, f64>, String)>;
+/// Per size: the counts, the digest and what a run allocates.
+type Counts = Vec<(u64, BTreeMap<String, f64>, String, semantics::Allocation)>;
 
 fn count(program: &ControlProgram) -> Result<Counts, String> {
     Ok(
@@ -65,7 +67,7 @@ fn count(program: &ControlProgram) -> Result<Counts, String> {
             .into_iter()
             .map(|r| {
                 let counts = r.counts.into_iter().map(|(k, v)| (k, v as f64)).collect();
-                (r.size as u64, counts, r.digest)
+                (r.size as u64, counts, r.digest, r.allocation)
             })
             .collect(),
     )
@@ -196,7 +198,7 @@ pub fn validate(
             .filter(|e| e.benchmark == program.name)
             .collect();
         let disagreement = mine.iter().find_map(|e| {
-            let (_, _, digest) = counts.iter().find(|(s, _, _)| *s == e.size)?;
+            let (_, _, digest, _) = counts.iter().find(|(s, _, _, _)| *s == e.size)?;
             (digest != &e.digest).then(|| {
                 format!(
                     "native and interpreter results differ at size {} (digest {} vs {digest})",
@@ -212,7 +214,8 @@ pub fn validate(
             continue;
         }
         for e in mine {
-            let Some((_, c, _)) = counts.iter().find(|(s, _, _)| *s == e.size) else {
+            let Some((_, c, _, allocation)) = counts.iter().find(|(s, _, _, _)| *s == e.size)
+            else {
                 continue;
             };
             points.push(MeasuredPoint {
@@ -222,6 +225,11 @@ pub fn validate(
                 layout_spread_pct: e.layout_spread_pct,
                 minor_collections_per_run: e.minor_collections_per_run,
                 counts: c.clone(),
+                allocation: Some(PointAllocation::predicted_and_measured(
+                    allocation,
+                    model.gc.minor_heap_bytes / u64::from(fit::WORD_BYTES),
+                    e,
+                )),
             });
         }
     }

@@ -17,6 +17,42 @@ pub struct MeasuredPoint {
     pub layout_spread_pct: f64,
     pub minor_collections_per_run: f64,
     pub counts: BTreeMap<String, f64>,
+    /// What the interpreter says a run allocates and promotes, beside what the runtime
+    /// measured (absent in validations written before allocation was counted).
+    #[serde(default)]
+    pub allocation: Option<PointAllocation>,
+}
+
+/// Words per run, predicted by the interpreter and measured by the runtime.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointAllocation {
+    pub predicted_words: f64,
+    /// Minor words plus words allocated directly in the major heap.
+    pub measured_words: f64,
+    pub predicted_promoted_words: f64,
+    pub measured_promoted_words: f64,
+}
+
+impl PointAllocation {
+    pub fn predicted_and_measured(
+        allocation: &semantics::Allocation,
+        minor_heap_words: u64,
+        measured: &harness::Estimate,
+    ) -> PointAllocation {
+        PointAllocation {
+            predicted_words: allocation.words as f64,
+            measured_words: measured.minor_words_per_run + measured.major_words_per_run
+                - measured.promoted_words_per_run,
+            predicted_promoted_words: allocation.promoted_words(minor_heap_words),
+            measured_promoted_words: measured.promoted_words_per_run,
+        }
+    }
+
+    /// Predicted words equal the measured ones (to the tenth of a word the measurement
+    /// carries: the runtime counts whole words, averaged over runs).
+    pub fn words_exact(&self) -> bool {
+        (self.predicted_words - self.measured_words).abs() < 0.1
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,6 +67,8 @@ pub struct PointResult {
     pub error_pct: BTreeMap<Method, f64>,
     /// Constructs the program runs that the model has no cost for (predicted as free).
     pub unknown_constructs: Vec<String>,
+    #[serde(default)]
+    pub allocation: Option<PointAllocation>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -50,6 +88,13 @@ pub struct Summary {
     pub layout_spread_pct: f64,
     pub programs: usize,
     pub points: usize,
+    /// Points whose predicted words per run equal the measured, of the points with both.
+    #[serde(default)]
+    pub words_exact: Option<(usize, usize)>,
+    /// Mean over programs of |predicted − measured| / measured promoted words, percent, at
+    /// the points that collected and promoted at least 100 words per run.
+    #[serde(default)]
+    pub promoted_error_pct: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,7 +115,16 @@ pub fn score_point(model: &CostModel, point: &MeasuredPoint) -> PointResult {
     let mut predicted_ns = BTreeMap::new();
     let mut error_pct = BTreeMap::new();
     for &method in model.methods.keys() {
-        if let Ok(predicted) = model.try_predict_ns(method, &point.counts, collects) {
+        let prediction = match (&point.allocation, collects) {
+            (Some(a), true) => model.try_predict_ns_allocating(
+                method,
+                &point.counts,
+                a.predicted_words,
+                a.predicted_promoted_words,
+            ),
+            _ => model.try_predict_ns(method, &point.counts, collects),
+        };
+        if let Ok(predicted) = prediction {
             let measured = point.measured_ns.estimate;
             predicted_ns.insert(method, predicted);
             error_pct.insert(method, 100.0 * (measured - predicted).abs() / measured);
@@ -85,6 +139,7 @@ pub fn score_point(model: &CostModel, point: &MeasuredPoint) -> PointResult {
         predicted_ns,
         error_pct,
         unknown_constructs: model.unknown_constructs(&point.counts),
+        allocation: point.allocation.clone(),
     }
 }
 
@@ -138,6 +193,21 @@ pub fn summarise(results: &[PointResult]) -> Summary {
             .collect::<std::collections::BTreeSet<_>>()
             .len(),
         points: results.len(),
+        words_exact: {
+            let with: Vec<&PointAllocation> = results
+                .iter()
+                .filter_map(|r| r.allocation.as_ref())
+                .collect();
+            (!with.is_empty())
+                .then(|| (with.iter().filter(|a| a.words_exact()).count(), with.len()))
+        },
+        promoted_error_pct: per_program_mean(&gc, |r| {
+            let a = r.allocation.as_ref()?;
+            (a.measured_promoted_words >= 100.0).then(|| {
+                100.0 * (a.predicted_promoted_words - a.measured_promoted_words).abs()
+                    / a.measured_promoted_words
+            })
+        }),
     }
 }
 
@@ -213,6 +283,7 @@ mod tests {
             predicted_ns: [(Method::Ls, predicted)].into(),
             error_pct: [(Method::Ls, 100.0 * (measured - predicted).abs() / measured)].into(),
             unknown_constructs: vec![],
+            allocation: None,
         }
     }
 
