@@ -5,7 +5,9 @@
 //!
 //! The first 37 entries are the paper's (§5); the others extend the language
 //! the paper left as future work (user variants, exceptions, bit operations, polymorphic
-//! comparison), each with the reason it is a construct of its own.
+//! comparison), each with the reason it is a construct of its own; the last ones split what
+//! ocamlopt compiles differently — arithmetic by a constant, and the walk of a structural
+//! comparison.
 
 /// One construct whose cost the model learns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -56,9 +58,9 @@ catalogue! {
     IntUMinus { "int", "integer negation", "once per `- e` on a non-literal (`-1` is a constant)" }
     IntAdd { "int", "integer addition", "once per `+` (and `succ`)" }
     IntSub { "int", "integer subtraction", "once per `-` (and `pred`)" }
-    IntMult { "int", "integer multiplication", "once per `*`" }
-    IntDiv { "int", "integer division (with its zero check)", "once per `/`" }
-    IntMod { "int", "integer remainder (with its zero check)", "once per `mod`" }
+    IntMult { "int", "integer multiplication", "once per `*` neither of whose operands is an integer constant (see IntMultConst)" }
+    IntDiv { "int", "integer division (with its zero check)", "once per `/` whose divisor is not an integer constant (see IntDivPow2, IntDivConst), and once per `/ 0`, which raises Division_by_zero" }
+    IntMod { "int", "integer remainder (with its zero check)", "once per `mod` whose divisor is not an integer constant (see IntModPow2, IntModConst), and once per `mod 0`, which raises Division_by_zero" }
     IntCondEq { "int", "equality test on an immediate type",
         "once per `=` or `<>` whose operands have an immediate type (int, char, bool, unit, variants without arguments), and once per `==` / `!=` at any type (a word compare)" }
     IntCondLT { "int", "`<` on an immediate type", "once per `<` at an immediate type" }
@@ -107,6 +109,18 @@ catalogue! {
         "once per `raise`, `failwith` or `invalid_arg` evaluated (failwith/invalid_arg also count the VariantHead/VariantElem of the exception they build); exceptions raised by the runtime (Division_by_zero, Match_failure) count only the operation that raised" }
     TryWith { "exceptions", "entering a `try … with` — pushing and popping a trap frame on the stack",
         "once per `try` evaluated; the handler's arms count PatternMatch when an exception is caught" }
+    IntMultConst { "int", "multiplication by an integer constant — ocamlopt 4.13 folds the constant into the instruction: `n * 2^k` is an `lea` or a shift, `n * c` one `imul` by an immediate and a re-tagging add; IntMult untags, multiplies and re-tags",
+        "once per `*` one of whose operands (either side) is an integer constant — a literal, `max_int`/`min_int` or a `let`-bound constant, which ocamlopt propagates — except `* 0` and `* 1`, which compile to nothing and count nothing, and `* (-1)`, a negation that counts IntUMinus" }
+    IntDivPow2 { "int", "division by a constant power of two — shifts and an add that round towards zero (5–6 instructions, then a negation for a negative divisor): no `idiv`, no zero check",
+        "once per `/` whose divisor is an integer constant ±2^k with k ≥ 1; `/ 1` counts nothing, `/ (-1)` counts IntUMinus, `/ 0` counts IntDiv and raises Division_by_zero; a constant dividend over a variable divisor is IntDiv" }
+    IntDivConst { "int", "division by any other constant — a multiply-high by the divisor's reciprocal (one-operand `imul` of a 64-bit magic number), shifts and an add (8 instructions): no `idiv`, no zero check",
+        "once per `/` whose divisor is an integer constant other than 0, ±1 and ±2^k" }
+    IntModPow2 { "int", "remainder by a constant power of two — shifts, an `and` and a subtraction (8 instructions): no `idiv`, no zero check",
+        "once per `mod` whose divisor is an integer constant ±2^k with k ≥ 1 (the divisor's sign does not change `mod`); `mod 1` and `mod (-1)` count nothing (the result is 0), `mod 0` counts IntMod and raises Division_by_zero" }
+    IntModConst { "int", "remainder by any other constant — the reciprocal division, an `imul` by the divisor and a subtraction (12 instructions, two multiplies): no `idiv`",
+        "once per `mod` whose divisor is an integer constant other than 0, ±1 and ±2^k" }
+    PolyCompareStep { "compare", "one pair of values examined by the runtime's structural comparison — one iteration of `do_compare_val`'s loop (runtime/compare.c, OCaml 4.13): two immediates, or the tags and sizes of two blocks, two boxed floats or a `memcmp` of two strings. PolyCompare is the C call; this is its walk, which grows with the values compared",
+        "once per pair of values the runtime examines, the root pair included: a pair of blocks with equal tags and sizes goes on to their fields, pair by pair, left to right (a list cell's head, then its tail), depth first; the walk stops at the first pair that differs (two different immediates, an immediate and a block, different tags or sizes, floats or strings). `compare` does not descend into two physically equal values; `=`, `<>`, `<`, … do (compare.c's `total` flag), except for strings. A string pair is one step whatever its length" }
 }
 
 /// Every construct, in a fixed order (the paper's first, then the additions).

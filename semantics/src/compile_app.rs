@@ -17,9 +17,7 @@ impl Compiler<'_> {
             (B::Or, _) => return Code::Or(Box::new((a, b))),
             (B::Add, _) => Op2::Add,
             (B::Sub, _) => Op2::Sub,
-            (B::Mul, _) => Op2::Mul,
-            (B::Div, _) => Op2::Div,
-            (B::Mod, _) => Op2::Mod,
+            (B::Mul | B::Div | B::Mod, _) => return arithmetic_by_constant(op, a, b, pos),
             (B::Land, _) => Op2::Land,
             (B::Lor, _) => Op2::Lor,
             (B::Lxor, _) => Op2::Lxor,
@@ -171,5 +169,43 @@ impl Compiler<'_> {
             tail,
             known,
         }))))
+    }
+}
+
+/// `*`, `/` and `mod` as ocamlopt 4.13 selects them (`mul_int`, `div_int`, `mod_int` in
+/// asmcomp/cmm_helpers.ml): an integer constant operand — the divisor of `/` and `mod`, either
+/// side of `*` — is folded into the instruction sequence, with no zero check; only a divisor
+/// known at run time (or the constant 0, which raises) is an `idiv` behind a test.
+fn arithmetic_by_constant(op: BinOp, a: Code, b: Code, pos: Pos) -> Code {
+    let node = |op, lhs, rhs| Code::Op2(Box::new(Op2Node { op, lhs, rhs, pos }));
+    // What ocamlopt keeps of `e op k` when nothing but `e` needs computing: `e` itself, its
+    // negation, or the constant after `e` (still evaluated, for its effects).
+    let negation = |e: Code| Code::Op1(Op1::Neg, Box::new(e));
+    let constant = |e: Code, k: i64| Code::Seq(Box::new((e, Code::Imm(k))));
+    let pow2 = |k: i64| k.unsigned_abs().is_power_of_two();
+    match (op, a, b) {
+        (BinOp::Mul, a, Code::Imm(k)) | (BinOp::Mul, Code::Imm(k), a) => match k {
+            0 => constant(a, 0),
+            1 => a,
+            -1 => negation(a),
+            _ => node(Op2::MulConst, a, Code::Imm(k)),
+        },
+        (BinOp::Mul, a, b) => node(Op2::Mul, a, b),
+        (BinOp::Div, a, Code::Imm(k)) => match k {
+            0 => node(Op2::Div, a, Code::Imm(0)),
+            1 => a,
+            -1 => negation(a),
+            _ if pow2(k) => node(Op2::DivPow2, a, Code::Imm(k)),
+            _ => node(Op2::DivConst, a, Code::Imm(k)),
+        },
+        (BinOp::Div, a, b) => node(Op2::Div, a, b),
+        (BinOp::Mod, a, Code::Imm(k)) => match k {
+            0 => node(Op2::Mod, a, Code::Imm(0)),
+            1 | -1 => constant(a, 0),
+            _ if pow2(k) => node(Op2::ModPow2, a, Code::Imm(k)),
+            _ => node(Op2::ModConst, a, Code::Imm(k)),
+        },
+        (BinOp::Mod, a, b) => node(Op2::Mod, a, b),
+        (op, ..) => unreachable!("{op:?} is not *, / or mod"),
     }
 }

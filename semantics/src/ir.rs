@@ -48,6 +48,19 @@ pub(crate) enum Op2 {
     Mul,
     Div,
     Mod,
+    /// `*` with a literal operand (either side): ocamlopt emits a shift, an `lea` or an
+    /// `imul` by an immediate instead of untag-multiply-retag.
+    MulConst,
+    /// `/` by a literal divisor whose magnitude is a power of two (not 0, 1 or -1): shifts and
+    /// an add, no zero check.
+    DivPow2,
+    /// `/` by any other literal divisor (not 0, 1 or -1): a multiply-high by the reciprocal,
+    /// no zero check.
+    DivConst,
+    /// `mod` by a literal power of two (not ±1): shifts, `and`, a subtraction.
+    ModPow2,
+    /// `mod` by any other literal (not 0 or ±1): the reciprocal division, a multiply, a subtraction.
+    ModConst,
     Land,
     Lor,
     Lxor,
@@ -108,6 +121,11 @@ impl Op2 {
             Mul => Counter::IntMult,
             Div => Counter::IntDiv,
             Mod => Counter::IntMod,
+            MulConst => Counter::IntMultConst,
+            DivPow2 => Counter::IntDivPow2,
+            DivConst => Counter::IntDivConst,
+            ModPow2 => Counter::IntModPow2,
+            ModConst => Counter::IntModConst,
             Land => Counter::IntLand,
             Lor => Counter::IntLor,
             Lxor => Counter::IntLxor,

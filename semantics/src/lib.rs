@@ -49,6 +49,21 @@
 //!   at any other type — including a type variable, as in `List.mem` — it is a call to the
 //!   runtime's `caml_compare`: `PolyCompare`. `<>` counts as `=` (the same compare, the
 //!   opposite branch); `==` and `!=` are word compares (`IntCondEq`).
+//! - **A structural comparison is a call plus a walk.** `PolyCompare` counts the call;
+//!   `PolyCompareStep` counts each pair of values the runtime's `do_compare_val`
+//!   (runtime/compare.c, 4.13) examines, the root pair included: a pair of blocks with equal
+//!   tags and sizes goes on to its fields, left to right, and the walk stops at the first
+//!   difference. Comparing two ints is 1 step, `(1, 2)` with `(1, 3)` 3, `[1; 2; 3]` with
+//!   `[1; 2; 4]` 6, two equal lists of n elements 2n + 1. `compare` skips physically equal
+//!   values (one step); `=`, `<`, … walk them, as the runtime's `total` flag does. A string
+//!   pair is one step whatever its length.
+//! - **Arithmetic by a constant is what ocamlopt selects.** `*` with an integer constant on
+//!   either side (a literal, or a `let`-bound constant, which ocamlopt propagates) is
+//!   `IntMultConst`; `/` and `mod` by a constant divisor are `IntDivPow2`/`IntModPow2` for
+//!   ±2^k and `IntDivConst`/`IntModConst` otherwise — shifts or a reciprocal multiply, no
+//!   `idiv`, no zero check. `* 0`, `* 1`, `/ 1`, `mod ±1` count nothing (the operand is still
+//!   evaluated), `* (-1)` and `/ (-1)` count `IntUMinus`; `/ 0` and `mod 0` stay `IntDiv` and
+//!   `IntMod` and raise. A constant dividend over a variable divisor is `IntDiv`.
 //! - **Applications.** A saturated call of an n-ary function counts one `FunApp`, or one
 //!   `TailApp` in tail position (decided by a syntactic pass before evaluation). A *partial*
 //!   application allocates a closure holding the k arguments and the function: `FunDef` +

@@ -127,13 +127,14 @@ impl Machine<'_> {
         Ok(match op {
             Add => Value::Int(wrap63(a.int().wrapping_add(b.int()))),
             Sub => Value::Int(wrap63(a.int().wrapping_sub(b.int()))),
-            Mul => Value::Int(wrap63(a.int().wrapping_mul(b.int()))),
-            Div | Mod => {
+            Mul | MulConst => Value::Int(wrap63(a.int().wrapping_mul(b.int()))),
+            // A constant divisor is never 0 here: `/ 0` and `mod 0` stay Div and Mod.
+            Div | Mod | DivPow2 | DivConst | ModPow2 | ModConst => {
                 let d = b.int();
                 if d == 0 {
                     return Err(self.raise(EXN_DIVISION_BY_ZERO, Vec::new(), pos));
                 }
-                let r = if op == Div {
+                let r = if matches!(op, Div | DivPow2 | DivConst) {
                     a.int().wrapping_div(d)
                 } else {
                     a.int().wrapping_rem(d)
@@ -184,8 +185,13 @@ impl Machine<'_> {
         })
     }
 
+    /// A structural comparison through the runtime: `PolyCompare` is counted by the caller,
+    /// `PolyCompareStep` here, once per pair of values the runtime's walk examines.
     fn poly(&mut self, a: &Value, b: &Value, total: bool, pos: Pos) -> R<Cmp> {
-        compare_values(a, b, total).map_err(|FunctionalValue| {
+        let mut steps = 0;
+        let result = compare_values(a, b, total, &mut steps);
+        self.count_n(Counter::PolyCompareStep, steps as usize);
+        result.map_err(|FunctionalValue| {
             let msg = Value::Str(Rc::new("compare: functional value".to_string()));
             self.raise(EXN_INVALID_ARGUMENT, vec![msg], pos)
         })

@@ -307,11 +307,24 @@ fn shape(v: &Value) -> Option<(u32, usize)> {
     }
 }
 
-/// The runtime's `caml_compare`: structural, left to right, iterative (lists of millions of
-/// elements compare without recursion).
-pub(crate) fn compare_values(a: &Value, b: &Value, total: bool) -> Result<Cmp, FunctionalValue> {
+/// The runtime's `compare_val` (runtime/compare.c): structural, left to right, iterative
+/// (lists of millions of elements compare without recursion). `steps` grows by one per pair
+/// of values examined — one iteration of `do_compare_val`'s loop, the root pair included —
+/// which is what the interpreter counts as `PolyCompareStep`. As in the runtime, `compare`
+/// (`total`) skips physically equal values whole, while `=`, `<`, … walk them (only a string
+/// is skipped by both).
+pub(crate) fn compare_values(
+    a: &Value,
+    b: &Value,
+    total: bool,
+    steps: &mut u64,
+) -> Result<Cmp, FunctionalValue> {
     let mut work = vec![(a.clone(), b.clone())];
     while let Some((a, b)) = work.pop() {
+        *steps += 1;
+        if total && physically_equal(&a, &b) {
+            continue;
+        }
         let step = match (&a, &b) {
             (Value::Int(x), Value::Int(y)) => ord(x.cmp(y)),
             (Value::Int(_), _) => Cmp::Less,
@@ -322,21 +335,22 @@ pub(crate) fn compare_values(a: &Value, b: &Value, total: bool) -> Result<Cmp, F
             (Value::Float(x), Value::Float(y)) => compare_floats(x.get(), y.get(), total),
             (Value::Str(x), Value::Str(y)) => ord(x.as_bytes().cmp(y.as_bytes())),
             (Value::Cons(x), Value::Cons(y)) => {
-                if !Rc::ptr_eq(x, y) {
-                    work.push((x.tail.clone(), y.tail.clone()));
-                    work.push((x.head.clone(), y.head.clone()));
-                }
+                work.push((x.tail.clone(), y.tail.clone()));
+                work.push((x.head.clone(), y.head.clone()));
                 Cmp::Equal
             }
             (Value::Block(x), Value::Block(y))
                 if x.tag == y.tag && x.fields.len() == y.fields.len() =>
             {
-                if !Rc::ptr_eq(x, y) {
-                    work.extend(x.fields.iter().cloned().zip(y.fields.iter().cloned()).rev());
-                }
+                work.extend(x.fields.iter().cloned().zip(y.fields.iter().cloned()).rev());
                 Cmp::Equal
             }
             (Value::Exn(x), Value::Exn(y)) if x.args.len() == y.args.len() => {
+                // An exception with arguments is a block whose field 0 is the constructor's
+                // identity block: one more pair examined before the arguments.
+                if !x.args.is_empty() {
+                    *steps += 1;
+                }
                 if x.id != y.id {
                     ord(x.id.cmp(&y.id))
                 } else {

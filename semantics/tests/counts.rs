@@ -260,7 +260,7 @@ let run n = match [ n ] with (x :: _ as l) -> classify x + classify (x + 1) | []
         ("Base", 1),
         ("Cons", 1),
         ("PatternMatch", 1 + 3 + 2),
-        ("IntMod", 2),
+        ("IntModPow2", 2),
         ("IntCondEq", 2),
         ("IntAdd", 2),
         ("FunApp", 2),
@@ -275,11 +275,14 @@ let rec mem x = function [] -> false | y :: l -> y = x || mem x l
 let rec mem_int (x : int) = function [] -> false | y :: l -> y = x || mem_int x l
 let input n = [ 1; 2; 3; n ]
 let run l = (mem 3 l, mem_int 3 l, [ 1 ] = [ 1 ], (1, 2) < (1, 3), 1.5 < 2.5, \"a\" = \"b\", true = false, compare 1 2)";
-    // mem is polymorphic, so `y = x` calls caml_equal even though it is used at int.
+    // mem is polymorphic, so `y = x` calls caml_equal even though it is used at int. Steps:
+    // mem's three immediates; [1] = [1]: the cells, 1/1, []/[]; (1, 2) < (1, 3): the pairs,
+    // 1/1, 2/3; two strings.
     let want = expect(&[
         ("Base", 1),
         ("PatternMatch", 12),
         ("PolyCompare", 3 + 3),
+        ("PolyCompareStep", 3 + 3 + 3 + 1),
         ("IntCondEq", 3 + 1),
         ("BoolOr", 6),
         ("TailApp", 4),
@@ -386,9 +389,9 @@ let run n =
         ("IntLsr", 1),
         ("IntAsr", 1),
         ("IntUMinus", 1),
-        ("IntDiv", 1),
-        ("IntMod", 1),
-        ("IntMult", 1),
+        ("IntDivPow2", 1), // constant operands: see counts_constant_ops.rs
+        ("IntModConst", 1),
+        ("IntMultConst", 1),
         ("FloatMult", 1),
         ("FloatAdd", 1),
         ("FloatSub", 1),
@@ -419,6 +422,7 @@ let run (a, b) = merge a b";
         ("TupleMatch", 2), // run's parameter
         ("PatternMatch", 5),
         ("PolyCompare", 2), // merge is polymorphic: `<=` is caml_lessequal, as in ocamlopt
+        ("PolyCompareStep", 2), // of two immediates each
         ("Cons", 2),
         ("FunApp", 2),
         ("TailApp", 1),
@@ -450,7 +454,7 @@ fn counting_is_deterministic_and_independent_of_previous_runs() {
 
 #[test]
 fn count_result_serialises_as_documented() {
-    let program = Program::from_source("fact.ml", "let input n = n\nlet run n = n * 2").unwrap();
+    let program = Program::from_source("fact.ml", "let input n = n\nlet run n = n * n").unwrap();
     let json = serde_json::to_value(program.count(21).unwrap()).unwrap();
     assert_eq!(json["size"], 21);
     assert_eq!(json["counts"]["IntMult"], 1);

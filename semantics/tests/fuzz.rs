@@ -188,7 +188,14 @@ fn eval(e: &E, n: i64, ops: &mut std::collections::BTreeMap<String, u64>) -> i64
             let (name, v) = match *op {
                 "+" => ("IntAdd", x.wrapping_add(y)),
                 "-" => ("IntSub", x.wrapping_sub(y)),
-                "*" => ("IntMult", x.wrapping_mul(y)),
+                // A constant factor (either side) is folded into the instruction; `* 0` and
+                // `* 1` leave nothing to count, `* (-1)` is a negation.
+                "*" => match constant(b).or_else(|| constant(a)) {
+                    Some(0 | 1) => return wrap(x.wrapping_mul(y)),
+                    Some(-1) => ("IntUMinus", x.wrapping_mul(y)),
+                    Some(_) => ("IntMultConst", x.wrapping_mul(y)),
+                    None => ("IntMult", x.wrapping_mul(y)),
+                },
                 "land" => ("IntLand", x & y),
                 "lor" => ("IntLor", x | y),
                 _ => ("IntLxor", x ^ y),
