@@ -91,6 +91,11 @@
 //! - **Exceptions.** `raise`, `failwith`, `invalid_arg` count `Raise` (the latter two also
 //!   the exception block they build); each `try` counts `TryWith`; a caught exception counts
 //!   `PatternMatch` per handler arm tried.
+//! - **Floats are boxed where ocamlopt boxes them**: a new float passed, returned or stored
+//!   counts `FloatBox` (see `boxing.rs`); arithmetic inside one expression stays unboxed.
+//! - **Allocation is counted, not fitted**: [`CountResult::allocation`] holds the exact words a
+//!   run allocates (ocamlopt's block layouts) and how long they live, from which
+//!   [`Allocation::promoted_words`] gives the expected promotion for any minor-heap size.
 //! - **Evaluation order** is right to left for arguments, tuple fields and operands, as in
 //!   `ocamlopt`; it only matters for which exception escapes first.
 //! - **The run.** `input size` and the top-level definitions are evaluated without counting;
