@@ -381,8 +381,14 @@ mod tests {
         };
         let text = history_trend("Cons", "nnls", &[point(1, None), point(2, Some(24.0))]);
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[0].contains("ns [95% interval], instructions"), "{text}");
-        assert!(lines[1].contains("1.500") && lines[1].contains(" - "), "{text}");
+        assert!(
+            lines[0].contains("ns [95% interval], instructions"),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains("1.500") && lines[1].contains(" - "),
+            "{text}"
+        );
         assert!(lines[2].contains("24.00"), "{text}");
     }
 }
