@@ -79,6 +79,8 @@ fn suite_args<'a>(run: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
         run,
         "--history",
         "history.sqlite",
+        // valgrind's counts are tested once, by the compiler comparison below.
+        "--no-instructions",
     ];
     args.extend_from_slice(extra);
     args
@@ -304,8 +306,8 @@ fn compare_fails_on_a_compiler_that_instruments_every_branch() {
             "150ms",
         ],
     );
-    // valgrind's instruction counts are tested here, once.
-    args.push("--instructions");
+    // valgrind's instruction counts are tested here, once: the suite's default.
+    args.retain(|a| *a != "--no-instructions");
     let out = mlcost(&args, ws.path());
     assert!(out.status.success(), "{}", text(&out));
     let out = mlcost(&["compare", "afl", "--threshold", "5"], ws.path());

@@ -89,6 +89,9 @@ pub struct RunRow {
     pub started_unix: u64,
     pub compilers: Vec<String>,
     pub constants: usize,
+    /// Instruction constants recorded (0: the run did not count instructions).
+    #[serde(default)]
+    pub instruction_constants: usize,
 }
 
 /// One point of a construct's trend.
@@ -102,6 +105,10 @@ pub struct TrendPoint {
     pub estimate: f64,
     pub ci_low: f64,
     pub ci_high: f64,
+    /// Instructions per occurrence by the same method and compiler, when the run counted
+    /// them: the trend of the metric that does not move with the machine.
+    #[serde(default)]
+    pub instructions: Option<f64>,
 }
 
 const SCHEMA: &str = "
@@ -282,7 +289,8 @@ impl History {
             .prepare(
                 "SELECT r.id, r.run_dir, r.started_unix,
                         (SELECT group_concat(name, ',') FROM compilers c WHERE c.run_id = r.id),
-                        (SELECT count(*) FROM constants k WHERE k.run_id = r.id)
+                        (SELECT count(*) FROM constants k WHERE k.run_id = r.id),
+                        (SELECT count(*) FROM instruction_constants k WHERE k.run_id = r.id)
                  FROM runs r ORDER BY r.started_unix, r.id",
             )
             .map_err(|e| self.err(e))?;
@@ -297,6 +305,7 @@ impl History {
                         .map(|c| c.split(',').map(str::to_string).collect())
                         .unwrap_or_default(),
                     constants: row.get::<_, i64>(4)? as usize,
+                    instruction_constants: row.get::<_, i64>(5)? as usize,
                 })
             })
             .map_err(|e| self.err(e))?;
@@ -308,9 +317,11 @@ impl History {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT r.id, r.run_dir, r.started_unix, k.compiler, c.version, k.estimate, k.ci_low, k.ci_high
+                "SELECT r.id, r.run_dir, r.started_unix, k.compiler, c.version, k.estimate, k.ci_low, k.ci_high, i.instructions
                  FROM constants k JOIN runs r ON r.id = k.run_id
                  JOIN compilers c ON c.run_id = k.run_id AND c.name = k.compiler
+                 LEFT JOIN instruction_constants i ON i.run_id = k.run_id
+                   AND i.compiler = k.compiler AND i.construct = k.construct AND i.method = k.method
                  WHERE k.construct = ?1 AND k.method = ?2
                  ORDER BY r.started_unix, r.id, k.compiler",
             )
@@ -326,6 +337,7 @@ impl History {
                     estimate: row.get(5)?,
                     ci_low: row.get(6)?,
                     ci_high: row.get(7)?,
+                    instructions: row.get(8)?,
                 })
             })
             .map_err(|e| self.err(e))?;
@@ -434,6 +446,18 @@ mod tests {
             .map(|p| p.estimate)
             .collect();
         assert_eq!(series, vec![1.0, 2.0, 3.0]);
+        // Both metrics side by side in one trend: instructions where the run counted them.
+        let both: Vec<Option<f64>> = trend.iter().map(|p| p.instructions).collect();
+        assert_eq!(
+            both,
+            vec![None, Some(5.0), None, Some(6.0), None, Some(7.0)],
+            "4.11 before 4.13 in each run; only 4.13 counted instructions"
+        );
+        assert!(h
+            .runs()
+            .unwrap()
+            .iter()
+            .all(|r| r.instruction_constants == 1));
         assert_eq!(h.constructs().unwrap(), vec!["FunApp", "IntAdd"]);
     }
 

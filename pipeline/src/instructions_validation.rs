@@ -256,6 +256,7 @@ mod tests {
                 size: o.size,
                 instructions_per_run: o.ns_per_run * if i == 1 { 1.1 } else { 1.0 },
                 layouts: BTreeMap::new(),
+                gc_instructions_per_run: 0.0,
             })
             .collect();
         let v = score("c", &model, &measured, &counts, &Default::default());

@@ -188,8 +188,8 @@ pub fn measured_vs_predicted(title: &str, points: &[SizePoint]) -> String {
 /// (run index, estimate, ci_low, ci_high)
 pub type TrendPoint = (f64, f64, f64, f64);
 
-/// One line per series (e.g. per compiler) of trend points.
-pub fn trend(title: &str, series: &[(String, Vec<TrendPoint>)]) -> String {
+/// One line per series (e.g. per compiler) of trend points, in `unit` (ns or instructions).
+pub fn trend(title: &str, unit: &str, series: &[(String, Vec<TrendPoint>)]) -> String {
     let mut svg = String::new();
     let drawn: Plot = (|| {
         let root = SVGBackend::with_string(&mut svg, (420, 240)).into_drawing_area();
@@ -206,7 +206,7 @@ pub fn trend(title: &str, series: &[(String, Vec<TrendPoint>)]) -> String {
             .configure_mesh()
             .x_labels(5)
             .x_desc("run")
-            .y_desc("ns")
+            .y_desc(unit)
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
         for (i, (name, points)) in series.iter().enumerate() {

@@ -109,6 +109,8 @@ struct TrendRun<'a> {
 struct TrendChart<'a> {
     construct: &'a str,
     svg: String,
+    /// The same construct in instructions, when some run counted them.
+    instructions_svg: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -157,18 +159,32 @@ pub fn write_trend_page(history: &History, method: &str, path: &Path) -> Result<
     let mut trend_charts = Vec::new();
     for construct in &constructs {
         let points = history.trend(construct, method).map_err(fail)?;
-        let mut series: std::collections::BTreeMap<String, Vec<charts::TrendPoint>> =
-            Default::default();
+        type Series = std::collections::BTreeMap<String, Vec<charts::TrendPoint>>;
+        let (mut series, mut instructions) = (Series::new(), Series::new());
         for p in &points {
+            let name = format!("{} ({})", p.compiler, p.version);
+            let x = index_of(p.run_id);
             series
-                .entry(format!("{} ({})", p.compiler, p.version))
+                .entry(name.clone())
                 .or_default()
-                .push((index_of(p.run_id), p.estimate, p.ci_low, p.ci_high));
+                .push((x, p.estimate, p.ci_low, p.ci_high));
+            if let Some(i) = p.instructions {
+                instructions.entry(name).or_default().push((x, i, i, i));
+            }
         }
         let series: Vec<(String, Vec<charts::TrendPoint>)> = series.into_iter().collect();
+        let instructions: Vec<(String, Vec<charts::TrendPoint>)> =
+            instructions.into_iter().collect();
         trend_charts.push(TrendChart {
             construct,
-            svg: charts::trend(construct, &series),
+            svg: charts::trend(construct, "ns", &series),
+            instructions_svg: (!instructions.is_empty()).then(|| {
+                charts::trend(
+                    &format!("{construct}: instructions"),
+                    "instructions",
+                    &instructions,
+                )
+            }),
         });
     }
     let page = TrendPage {

@@ -260,11 +260,15 @@ pub fn history_runs(runs: &[history::RunRow], db: &std::path::Path) -> String {
     let mut out = String::new();
     for r in runs {
         out.push_str(&format!(
-            "run {:>3}  {}  {}  ({} constants)\n",
+            "run {:>3}  {}  {}  ({} constants, {})\n",
             r.id,
             r.compilers.join(","),
             r.run_dir,
-            r.constants
+            r.constants,
+            match r.instruction_constants {
+                0 => "instructions not counted".to_string(),
+                n => format!("{n} instruction constants"),
+            }
         ));
     }
     out.push_str(&format!(
@@ -275,13 +279,20 @@ pub fn history_runs(runs: &[history::RunRow], db: &std::path::Path) -> String {
     out
 }
 
-/// A construct's cost in every run on record, one line per (run, compiler).
+/// A construct's cost in every run on record, one line per (run, compiler): time with its
+/// interval, and instructions where the run counted them ("-" where it did not).
 pub fn history_trend(construct: &str, method: &str, points: &[history::TrendPoint]) -> String {
-    let mut out = format!("{construct} ({}), ns:\n", method.to_uppercase());
+    let mut out = format!(
+        "{construct} ({}): ns [95% interval], instructions\n",
+        method.to_uppercase()
+    );
     for p in points {
+        let instructions = p
+            .instructions
+            .map_or("-".to_string(), |i| format!("{i:.2}"));
         out.push_str(&format!(
-            "  run {:>3}  {:<12} {:>9.3}  [{:.3} .. {:.3}]  {}\n",
-            p.run_id, p.compiler, p.estimate, p.ci_low, p.ci_high, p.run_dir
+            "  run {:>3}  {:<12} {:>9.3}  [{:.3} .. {:.3}]  {:>10}  {}\n",
+            p.run_id, p.compiler, p.estimate, p.ci_low, p.ci_high, instructions, p.run_dir
         ));
     }
     out
@@ -353,5 +364,31 @@ mod tests {
         let widths: Vec<usize> = text.lines().map(|l| l.chars().count()).collect();
         assert!(widths.iter().all(|&w| w == widths[0]), "{text}");
         assert!(text.contains("│ fapp:1000 │   4.78us │"), "{text}");
+    }
+
+    #[test]
+    fn the_history_trend_shows_instructions_beside_time() {
+        let point = |run_id, instructions| history::TrendPoint {
+            run_id,
+            run_dir: format!("/runs/{run_id}"),
+            started_unix: 0,
+            compiler: "4.13.1".into(),
+            version: "4.13.1".into(),
+            estimate: 1.5,
+            ci_low: 1.0,
+            ci_high: 2.0,
+            instructions,
+        };
+        let text = history_trend("Cons", "nnls", &[point(1, None), point(2, Some(24.0))]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].contains("ns [95% interval], instructions"),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains("1.500") && lines[1].contains(" - "),
+            "{text}"
+        );
+        assert!(lines[2].contains("24.00"), "{text}");
     }
 }
