@@ -36,6 +36,19 @@ thread_local! {
     static CLOCK: Clock = Clock::default();
 }
 
+/// A `::` cell: header, head, tail.
+pub(crate) const CONS_WORDS: u32 = 3;
+
+/// Words of a closure's code part for one function of `arity`: its code pointer and closure
+/// info, plus the full-application pointer when it takes several arguments (ocamlopt 4.13).
+pub(crate) fn closure_code_words(arity: u32) -> u32 {
+    if arity > 1 {
+        3
+    } else {
+        2
+    }
+}
+
 /// Birth stamp of a block: allocation clock at birth (high 48 bits) and size in words (low 16).
 #[derive(Debug)]
 pub(crate) struct Born(u64);

@@ -3,7 +3,7 @@
 //! matching itself is [`Machine::matches`], which walks the pattern.
 
 use crate::catalogue::Counter;
-use crate::heap::{self, Born};
+use crate::heap::{self, Born, CONS_WORDS};
 use crate::ir::*;
 use crate::lower::{ev, CondEv, Ev, Lower, Operand, RecGroupCode, FLOAT_BOX_WORDS};
 use crate::machine::{Machine, Unwind, R};
@@ -77,10 +77,7 @@ impl Lower {
     pub(crate) fn closure_words(&self, funs: impl Iterator<Item = FunId>, captures: usize) -> u32 {
         let code: u32 = funs
             .enumerate()
-            .map(|(i, f)| {
-                let pointers = if self.arities[f as usize] > 1 { 3 } else { 2 };
-                pointers + u32::from(i > 0)
-            })
+            .map(|(i, f)| heap::closure_code_words(self.arities[f as usize]) + u32::from(i > 0))
             .sum();
         1 + code + captures as u32
     }
@@ -101,6 +98,23 @@ impl Lower {
             })
             .collect();
         (operands, boxed)
+    }
+
+    /// A tuple (tag 0) or constructor block: `head` once, `elem` per field.
+    fn block(&self, tag: u32, head: Counter, elem: Counter, items: Box<[Code]>) -> Ev {
+        let (items, boxed) = self.fields(items);
+        let words = 1 + items.len() as u32 + FLOAT_BOX_WORDS * boxed;
+        ev(move |m| {
+            m.count(head);
+            m.count_n(elem, items.len());
+            m.count_n(Counter::FloatBox, boxed as usize);
+            let fields = eval_all(m, &items)?;
+            Ok(Value::Block(Rc::new(Block {
+                tag,
+                fields: fields.into(),
+                born: Born::new(words),
+            })))
+        })
     }
 
     pub(crate) fn rec_group(&self, g: RecGroup) -> RecGroupCode {
@@ -133,26 +147,12 @@ impl Lower {
                     Ok(Value::fun(fun, Rc::new(env)))
                 })
             }
-            Code::Tuple(items) => {
-                let (items, boxed) = self.fields(items);
-                let words = 1 + items.len() as u32 + FLOAT_BOX_WORDS * boxed;
-                ev(move |m| {
-                    m.count(Counter::TupleHead);
-                    m.count_n(Counter::TupleElem, items.len());
-                    m.count_n(Counter::FloatBox, boxed as usize);
-                    let fields = eval_all(m, &items)?;
-                    Ok(Value::Block(Rc::new(Block {
-                        tag: 0,
-                        fields: fields.into(),
-                        born: Born::new(words),
-                    })))
-                })
-            }
+            Code::Tuple(items) => self.block(0, Counter::TupleHead, Counter::TupleElem, items),
             Code::Cons(ht) => {
                 let (h, t) = *ht;
                 let (heads, boxed) = self.fields(Box::new([h]));
                 let (h, t) = (heads.into_vec().remove(0), self.operand(t));
-                let words = 3 + FLOAT_BOX_WORDS * boxed;
+                let words = CONS_WORDS + FLOAT_BOX_WORDS * boxed;
                 ev(move |m| {
                     m.count(Counter::Cons);
                     m.count_n(Counter::FloatBox, boxed as usize);
@@ -176,26 +176,14 @@ impl Lower {
                         acc = Value::Cons(Rc::new(ConsCell {
                             head,
                             tail: acc,
-                            born: Born::new(3),
+                            born: Born::new(CONS_WORDS),
                         }));
                     }
                     Ok(acc)
                 })
             }
             Code::Block(tag, args) => {
-                let (args, boxed) = self.fields(args);
-                let words = 1 + args.len() as u32 + FLOAT_BOX_WORDS * boxed;
-                ev(move |m| {
-                    m.count(Counter::VariantHead);
-                    m.count_n(Counter::VariantElem, args.len());
-                    m.count_n(Counter::FloatBox, boxed as usize);
-                    let fields = eval_all(m, &args)?;
-                    Ok(Value::Block(Rc::new(Block {
-                        tag,
-                        fields: fields.into(),
-                        born: Born::new(words),
-                    })))
-                })
+                self.block(tag, Counter::VariantHead, Counter::VariantElem, args)
             }
             Code::Exn(id, args) => {
                 let (args, boxed) = self.fields(args);

@@ -102,15 +102,14 @@ fn stack_address() -> usize {
 /// received: header, code, info, the `_app` pointer while more than one argument is still
 /// missing, the argument and the previous closure.
 pub(crate) fn partial_application_words(arity: usize, held: usize, n: usize, known: bool) -> u32 {
-    let code_words = |missing: usize| if missing > 1 { 3 } else { 2 };
-    let words = if known {
-        1 + code_words(arity - n) + n + 1
+    let code_words = |missing: usize| crate::heap::closure_code_words(missing as u32);
+    if known {
+        1 + code_words(arity - n) + n as u32 + 1
     } else {
         (held + 1..=held + n)
             .map(|received| 1 + code_words(arity - received) + 2)
             .sum()
-    };
-    words as u32
+    }
 }
 
 fn materialize(v: &StaticValue) -> Value {
