@@ -504,6 +504,7 @@ impl<'a> Compiler<'a> {
             frame_size: ctx.next_slot,
             body: code,
             pos,
+            framed: false,
         });
         Ok(())
     }

@@ -121,6 +121,7 @@ impl Compiler<'_> {
             frame_size: arity as u32,
             body,
             pos: e.pos,
+            framed: false,
         });
         self.prim_funs.insert((name.to_string(), class), fid);
         Ok(fid)
@@ -153,6 +154,7 @@ impl Compiler<'_> {
                     args: rest.into(),
                     tail,
                     known: false,
+                    kept_live: 0,
                 }))));
             }
             let _ = name;
@@ -168,6 +170,7 @@ impl Compiler<'_> {
             args,
             tail,
             known,
+            kept_live: 0,
         }))))
     }
 }

@@ -72,6 +72,15 @@
 //!   closure to the remaining arguments counts the application plus one `TailApp` for the
 //!   stub's jump into the function. An *over-application* counts one `FunApp` for the
 //!   saturated call, then applies the result to the remaining arguments.
+//! - **What a call costs around it.** Three constructs count what ocamlopt 4.13 emits around a
+//!   call and the source does not show. `ApplyN`: a function value the compiler does not know
+//!   at the call, applied to n ≥ 2 arguments, goes through `caml_applyN`, which checks the
+//!   closure's arity (one argument calls through the code pointer, no check). `Spill`: the
+//!   caller keeps nothing in registers across a call, so each value still needed after a
+//!   non-tail call — live variables, and operands already computed — is stored and loaded
+//!   back (`n * fact (n - 1)` spills `n`). `Frame`: a function that calls, allocates, raises
+//!   or pushes a handler sets up a stack frame on entry (a function's tail call to itself
+//!   jumps past it). All three come from the liveness pass (`liveness.rs`).
 //! - **Closures.** `FunDef` + `Closure` × |captured variables| for every closure *allocated*.
 //!   Free variables are computed statically; top-level values, compile-time constants and
 //!   closed functions are not captured, and a function without captured variables is static
@@ -132,6 +141,7 @@
 
 mod ast;
 mod boxing;
+mod branch;
 mod catalogue;
 mod compile;
 mod compile_app;

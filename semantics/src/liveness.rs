@@ -11,146 +11,371 @@
 //! the last only if no sibling reads the slot either. Alternatives (branches, match arms) are
 //! joined: a slot that one branch reads and another does not stays until the frame ends in
 //! the other — a little longer than native code keeps it, never shorter.
+//!
+//! A pattern variable read exactly once is not a variable in native code: the compiler's
+//! let-simplification substitutes it back as a field read of the matched block at its use
+//! (`x :: xs -> … f x …` reads `field 0 l` where `f x` runs). The matched block therefore
+//! lives until that use, not until the match. Such a read counts as a read of the
+//! scrutinee's slot (`Pass::aliases`); this is what keeps `msort`'s and `qsort`'s input cells
+//! alive across their recursive calls, as in the native binary.
+//!
+//! The same pass knows what native code keeps across each call. OCaml's calling convention
+//! saves no register for the caller, so at a non-tail call every live slot, and every operand
+//! already evaluated (in ocamlopt's right-to-left order) that is not a constant, goes to the
+//! stack frame and back: [`App::kept_live`], counted as `Spill`. Whether a function has a
+//! frame at all is [`needs_frame`], counted as `Frame` on entry.
 
 use crate::ir::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 type Live = HashSet<Slot>;
 
 /// Rewrites the last read of every slot in every function body.
 pub(crate) fn release_dead_slots(compiled: &mut Compiled) {
     for fun in &mut compiled.funs {
-        walk(&mut fun.body, &mut Live::new());
+        Pass::default().walk(&mut fun.body, &mut Live::new());
+        fun.framed = needs_frame(&fun.body);
     }
 }
 
-/// `live` holds the slots read after `code`; on return, the slots read from `code` on.
-fn walk(code: &mut Code, live: &mut Live) {
-    match code {
-        Code::Local(slot) => {
-            let slot = *slot;
-            if live.insert(slot) {
-                *code = Code::TakeLocal(slot);
+/// Whether ocamlopt 4.13 (amd64) gives a function a stack frame — a `sub` on entry and an
+/// `add` on exit: when its body calls (a non-tail call, a C call), may call the collector
+/// (any allocation), or may raise (a `raise`, a division's zero check) or push a handler. A
+/// leaf that only computes and tail-calls has none.
+pub(crate) fn needs_frame(code: &Code) -> bool {
+    let here = match code {
+        Code::App(app) => !app.tail,
+        Code::Tuple(_)
+        | Code::Cons(_)
+        | Code::Block(..)
+        | Code::Exn(..)
+        | Code::MakeClosure(_)
+        | Code::LetRec(_)
+        | Code::BoxFloat(_)
+        | Code::Raise(..)
+        | Code::Try(_) => true,
+        Code::List(list) => !list.0.is_empty(),
+        Code::Op2(node) => matches!(
+            node.op,
+            Op2::Div
+                | Op2::Mod
+                | Op2::PolyEq
+                | Op2::PolyNe
+                | Op2::PolyLt
+                | Op2::PolyLe
+                | Op2::PolyGt
+                | Op2::PolyGe
+                | Op2::PolyCompare
+                | Op2::FloatCompare
+        ),
+        _ => false,
+    };
+    let mut framed = here;
+    code.for_each_child(&mut |child, _| framed = framed || needs_frame(child));
+    framed
+}
+
+/// Pattern variables that native code reads as a field of a block still held in another
+/// slot: the variable's slot maps to the block's slot.
+#[derive(Default)]
+struct Pass {
+    aliases: HashMap<Slot, Slot>,
+    /// Results of operands evaluated before the current one, held while it runs.
+    pending: u32,
+    /// Slots in the live set only because an operand evaluated earlier reads them: they are
+    /// not needed across a call in a later operand.
+    read_before: HashSet<Slot>,
+}
+
+impl Pass {
+    /// A read of `slot` that native code makes as a field read of another slot's block keeps
+    /// that block alive; at the last such read the block's slot is released.
+    fn read_through_alias(&mut self, slot: Slot, code: &mut Code, live: &mut Live) {
+        let Some(&block) = self.aliases.get(&slot) else {
+            return;
+        };
+        self.read_before.remove(&block);
+        if live.insert(block) {
+            let read = std::mem::replace(code, Code::Imm(0));
+            *code = Code::Release(Box::new((Box::new([block]), read)));
+        }
+    }
+
+    /// Records as aliases of `block` the variables that `pat` binds directly under its top
+    /// constructor and that `scope` reads exactly once outside any closure (the variables the
+    /// compiler substitutes by a field read).
+    fn alias_once_read_fields<'a>(
+        &mut self,
+        pat: &Pat,
+        block: Slot,
+        scope: impl IntoIterator<Item = &'a Code> + Clone,
+    ) {
+        for field in field_slots(pat) {
+            let uses: u32 = scope.clone().into_iter().map(|c| uses(c, field)).sum();
+            if uses == 1 {
+                self.aliases.insert(field, block);
             }
         }
-        Code::TakeLocal(slot) => {
-            live.insert(*slot);
-        }
-        Code::Imm(_)
-        | Code::Static(_)
-        | Code::Env(_)
-        | Code::Global(_)
-        | Code::Sibling(_)
-        | Code::ClosedFun(_) => {}
-        Code::Let(l) => {
-            walk(&mut l.body, live);
-            if let Binder::Slot(slot) = l.binder {
-                live.remove(&slot);
-            }
-            walk(&mut l.value, live);
-        }
-        Code::LetRec(group) => {
-            walk(&mut group.1, live);
-            unordered(group.0.captures.iter_mut().collect(), live);
-        }
-        Code::Seq(pair) => {
-            walk(&mut pair.1, live);
-            walk(&mut pair.0, live);
-        }
-        Code::If(branches) => {
-            let (cond, then, otherwise) = &mut **branches;
-            alternatives(vec![then, otherwise], live);
-            walk(cond, live);
-        }
-        Code::And(pair) | Code::Or(pair) => {
-            // The second operand may not run.
-            let mut second = live.clone();
-            walk(&mut pair.1, &mut second);
-            live.extend(second);
-            walk(&mut pair.0, live);
-        }
-        Code::App(app) => {
-            let App { func, args, .. } = &mut **app;
-            let mut operands: Vec<&mut Code> = args.iter_mut().collect();
-            operands.push(func);
-            unordered(operands, live);
-        }
-        Code::Op1(_, operand) | Code::Raise(operand, _) | Code::BoxFloat(operand) => {
-            walk(operand, live)
-        }
-        Code::Release(release) => walk(&mut release.1, live),
-        Code::Op2(node) => {
-            let Op2Node { lhs, rhs, .. } = &mut **node;
-            unordered(vec![lhs, rhs], live);
-        }
-        Code::MakeClosure(closure) => unordered(closure.captures.iter_mut().collect(), live),
-        Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => {
-            unordered(items.iter_mut().collect(), live)
-        }
-        Code::Cons(pair) => {
-            let (head, tail) = &mut **pair;
-            unordered(vec![head, tail], live);
-        }
-        Code::List(list) => {
-            let (items, tail) = &mut **list;
-            let mut operands: Vec<&mut Code> = items.iter_mut().collect();
-            operands.push(tail);
-            unordered(operands, live);
-        }
-        Code::Match(m) => {
-            arms(
-                m.arms
-                    .iter_mut()
-                    .map(|a| (&a.pat, a.guard.as_mut(), &mut a.body)),
-                live,
-            );
-            walk(&mut m.scrutinee, live);
-        }
-        Code::MatchTuple(m) => {
-            // Tuple arms bind through component patterns: no release there (the component
-            // slots are the match's own and hold what the scrutinee's parts hold anyway).
-            let after = live.clone();
-            for arm in m.arms.iter_mut() {
-                let mut arm_live = after.clone();
-                walk(&mut arm.body, &mut arm_live);
-                if let Some(guard) = arm.guard.as_mut() {
-                    walk(guard, &mut arm_live);
+    }
+
+    /// `live` holds the slots read after `code`; on return, the slots read from `code` on.
+    fn walk(&mut self, code: &mut Code, live: &mut Live) {
+        match code {
+            Code::Local(slot) => {
+                let slot = *slot;
+                self.read_before.remove(&slot);
+                if live.insert(slot) {
+                    *code = Code::TakeLocal(slot);
                 }
-                live.extend(arm_live);
+                self.read_through_alias(slot, code, live);
             }
-            unordered(m.components.iter_mut().collect(), live);
-        }
-        Code::Try(t) => {
-            // The handler can run after any part of the body: what it reads stays live
-            // throughout the body.
-            let handler_live = {
-                let mut handler = live.clone();
-                arms(
-                    t.arms
+            Code::TakeLocal(slot) => {
+                let slot = *slot;
+                self.read_before.remove(&slot);
+                live.insert(slot);
+                self.read_through_alias(slot, code, live);
+            }
+            Code::Imm(_)
+            | Code::Static(_)
+            | Code::Env(_)
+            | Code::Global(_)
+            | Code::Sibling(_)
+            | Code::ClosedFun(_) => {}
+            Code::Let(l) => {
+                if let (Binder::Pattern { pat, .. }, Code::Local(block)) = (&l.binder, &l.value) {
+                    self.alias_once_read_fields(pat, *block, [&l.body]);
+                }
+                self.walk(&mut l.body, live);
+                match &l.binder {
+                    Binder::Slot(slot) => {
+                        live.remove(slot);
+                    }
+                    Binder::Pattern { pat, .. } => {
+                        let mut bound = Live::new();
+                        pattern_slots(pat, &mut bound);
+                        live.retain(|s| !bound.contains(s));
+                    }
+                }
+                self.walk(&mut l.value, live);
+            }
+            Code::LetRec(group) => {
+                self.walk(&mut group.1, live);
+                self.operands(
+                    group.0.captures.iter_mut().collect(),
+                    live,
+                    Order::RightToLeft,
+                );
+            }
+            Code::Seq(pair) => {
+                self.walk(&mut pair.1, live);
+                self.walk(&mut pair.0, live);
+            }
+            Code::If(branches) => {
+                let (cond, then, otherwise) = &mut **branches;
+                self.alternatives(vec![then, otherwise], live);
+                self.walk(cond, live);
+            }
+            Code::And(pair) | Code::Or(pair) => {
+                // The second operand may not run.
+                let mut second = live.clone();
+                self.walk(&mut pair.1, &mut second);
+                live.extend(second);
+                self.walk(&mut pair.0, live);
+            }
+            Code::App(app) => {
+                if !app.tail {
+                    let kept = live
+                        .iter()
+                        .filter(|s| !self.read_before.contains(s))
+                        .count();
+                    app.kept_live = kept as u32 + self.pending;
+                }
+                let App { func, args, .. } = &mut **app;
+                let mut operands: Vec<&mut Code> = args.iter_mut().collect();
+                operands.push(func);
+                self.operands(operands, live, Order::ArgumentsThenFunction);
+            }
+            Code::Op1(_, operand) | Code::Raise(operand, _) | Code::BoxFloat(operand) => {
+                self.walk(operand, live)
+            }
+            Code::Release(release) => self.walk(&mut release.1, live),
+            Code::Op2(node) => {
+                let Op2Node { lhs, rhs, .. } = &mut **node;
+                self.operands(vec![lhs, rhs], live, Order::RightToLeft);
+            }
+            Code::MakeClosure(closure) => self.operands(
+                closure.captures.iter_mut().collect(),
+                live,
+                Order::RightToLeft,
+            ),
+            Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => {
+                self.operands(items.iter_mut().collect(), live, Order::RightToLeft)
+            }
+            Code::Cons(pair) => {
+                let (head, tail) = &mut **pair;
+                self.operands(vec![head, tail], live, Order::RightToLeft);
+            }
+            Code::List(list) => {
+                let (items, tail) = &mut **list;
+                let mut operands: Vec<&mut Code> = items.iter_mut().collect();
+                operands.push(tail);
+                self.operands(operands, live, Order::RightToLeft);
+            }
+            Code::Match(m) => {
+                if let Code::Local(block) = m.scrutinee {
+                    for arm in m.arms.iter() {
+                        let scope = arm.guard.iter().chain([&arm.body]);
+                        self.alias_once_read_fields(&arm.pat, block, scope);
+                    }
+                }
+                self.arms(
+                    m.arms
                         .iter_mut()
                         .map(|a| (&a.pat, a.guard.as_mut(), &mut a.body)),
-                    &mut handler,
+                    live,
                 );
-                handler
-            };
-            live.extend(handler_live);
-            walk(&mut t.body, live);
+                self.walk(&mut m.scrutinee, live);
+            }
+            Code::MatchTuple(m) => {
+                // Tuple arms bind through component patterns: no release there (the component
+                // slots are the match's own and hold what the scrutinee's parts hold anyway).
+                let after = live.clone();
+                for arm in m.arms.iter_mut() {
+                    let mut arm_live = after.clone();
+                    self.walk(&mut arm.body, &mut arm_live);
+                    if let Some(guard) = arm.guard.as_mut() {
+                        self.walk(guard, &mut arm_live);
+                    }
+                    live.extend(arm_live);
+                }
+                self.operands(m.components.iter_mut().collect(), live, Order::RightToLeft);
+            }
+            Code::Try(t) => {
+                // The handler can run after any part of the body: what it reads stays live
+                // throughout the body.
+                let handler_live = {
+                    let mut handler = live.clone();
+                    self.arms(
+                        t.arms
+                            .iter_mut()
+                            .map(|a| (&a.pat, a.guard.as_mut(), &mut a.body)),
+                        &mut handler,
+                    );
+                    handler
+                };
+                live.extend(handler_live);
+                self.walk(&mut t.body, live);
+            }
         }
     }
-}
 
-/// Branches of which exactly one runs after the same point. A slot that another branch reads
-/// but this one does not is dead on entry to this one: released there.
-fn alternatives(branches: Vec<&mut Code>, live: &mut Live) {
-    let after = live.clone();
-    let mut entries = Vec::new();
-    for branch in branches {
-        let mut branch_live = after.clone();
-        walk(branch, &mut branch_live);
-        live.extend(branch_live.iter().copied());
-        entries.push((branch, branch_live));
+    /// Branches of which exactly one runs after the same point. A slot that another branch reads
+    /// but this one does not is dead on entry to this one: released there.
+    fn alternatives(&mut self, branches: Vec<&mut Code>, live: &mut Live) {
+        let after = live.clone();
+        let mut entries = Vec::new();
+        for branch in branches {
+            let mut branch_live = after.clone();
+            self.walk(branch, &mut branch_live);
+            live.extend(branch_live.iter().copied());
+            entries.push((branch, branch_live));
+        }
+        release_on_entry(entries, live, &Live::new());
     }
-    release_on_entry(entries, live, &Live::new());
+
+    /// Arms of a match: each body runs after its guard, and a guard that fails moves on to the
+    /// next arm, so guards see everything any arm reads.
+    fn arms<'a>(
+        &mut self,
+        arms: impl Iterator<Item = (&'a Pat, Option<&'a mut Code>, &'a mut Code)>,
+        live: &mut Live,
+    ) {
+        let after = live.clone();
+        let mut guards = Vec::new();
+        let mut entries = Vec::new();
+        let mut bound = Live::new();
+        for (pat, guard, body) in arms {
+            let mut body_live = after.clone();
+            self.walk(body, &mut body_live);
+            live.extend(body_live.iter().copied());
+            guards.extend(guard);
+            pattern_slots(pat, &mut bound);
+            entries.push((body, body_live));
+        }
+        release_on_entry(entries, live, &bound);
+        let after_guards = live.clone();
+        for guard in guards {
+            let mut guard_live = after_guards.clone();
+            self.walk(guard, &mut guard_live);
+            live.extend(guard_live);
+        }
+        // Before the match, what its patterns bind does not exist yet.
+        live.retain(|s| !bound.contains(s));
+    }
+
+    /// Operands of one construct. Releases do not rely on their order; the values a call must
+    /// keep across it do.
+    fn operands(&mut self, operands: Vec<&mut Code>, live: &mut Live, order: Order) {
+        let reads: Vec<Live> = operands.iter().map(|c| self.reads(c)).collect();
+        let held: Vec<bool> = operands.iter().map(|c| holds_a_result(c)).collect();
+        let own: Vec<Option<Slot>> = operands
+            .iter()
+            .map(|c| match c {
+                Code::Local(slot) | Code::TakeLocal(slot) => Some(*slot),
+                _ => None,
+            })
+            .collect();
+        let n = operands.len();
+        let rank = |i: usize| match order {
+            Order::ArgumentsThenFunction if i == n - 1 => n,
+            _ => n - 1 - i,
+        };
+        let after = live.clone();
+        for (i, operand) in operands.into_iter().enumerate() {
+            let mut operand_live = after.clone();
+            for (j, other) in reads.iter().enumerate() {
+                if j != i {
+                    operand_live.extend(other);
+                }
+            }
+            // Spills (not releases, which stay on the safe side) follow the evaluation order: an
+            // operand evaluated earlier holds its result (a variable: its own slot, counted as
+            // live) but no longer needs what it read.
+            let (saved_pending, mut marked) = (self.pending, Vec::new());
+            for j in (0..n).filter(|&j| rank(j) < rank(i)) {
+                if held[j] {
+                    self.pending += 1;
+                }
+                for &slot in &reads[j] {
+                    // A read inside operand i after its call puts the slot back (see `walk`).
+                    let needed_later = own[j] == Some(slot)
+                        || after.contains(&slot)
+                        || (0..n).any(|k| rank(k) > rank(i) && reads[k].contains(&slot));
+                    if !needed_later && self.read_before.insert(slot) {
+                        marked.push(slot);
+                    }
+                }
+            }
+            self.walk(operand, &mut operand_live);
+            for slot in marked {
+                self.read_before.remove(&slot);
+            }
+            self.pending = saved_pending;
+            live.extend(operand_live);
+        }
+    }
+
+    /// Every slot `code` reads, and the blocks read through aliases.
+    fn reads(&self, code: &Code) -> Live {
+        let mut slots = Live::new();
+        visit_reads(code, false, &mut |slot, _| {
+            slots.insert(slot);
+            if let Some(block) = self.aliases.get(&slot) {
+                slots.insert(*block);
+            }
+        });
+        slots
+    }
 }
 
 /// Wraps each branch in a [`Code::Release`] of the slots live at the branch point that it does
@@ -171,95 +396,121 @@ fn release_on_entry(entries: Vec<(&mut Code, Live)>, live: &Live, bound: &Live) 
     }
 }
 
-/// Arms of a match: each body runs after its guard, and a guard that fails moves on to the
-/// next arm, so guards see everything any arm reads.
-fn arms<'a>(
-    arms: impl Iterator<Item = (&'a Pat, Option<&'a mut Code>, &'a mut Code)>,
-    live: &mut Live,
-) {
-    let after = live.clone();
-    let mut guards = Vec::new();
-    let mut entries = Vec::new();
-    let mut bound = Live::new();
-    for (pat, guard, body) in arms {
-        let mut body_live = after.clone();
-        walk(body, &mut body_live);
-        live.extend(body_live.iter().copied());
-        guards.extend(guard);
-        pattern_slots(pat, &mut bound);
-        entries.push((body, body_live));
-    }
-    release_on_entry(entries, live, &bound);
-    let after_guards = live.clone();
-    for guard in guards {
-        let mut guard_live = after_guards.clone();
-        walk(guard, &mut guard_live);
-        live.extend(guard_live);
+/// The order native code evaluates a construct's operands in.
+#[derive(Clone, Copy)]
+enum Order {
+    /// Last operand first (ocamlopt's order for operators, tuples, constructors).
+    RightToLeft,
+    /// The arguments right to left, then the function (the last operand).
+    ArgumentsThenFunction,
+}
+
+/// Whether an operand evaluated before another leaves a value in a register that a call in
+/// the other must keep: anything but a constant, a static closure or a global (reloaded from
+/// memory) — and but a variable, which is counted as live on its own.
+fn holds_a_result(code: &Code) -> bool {
+    !matches!(
+        code,
+        Code::Imm(_)
+            | Code::Static(_)
+            | Code::ClosedFun(_)
+            | Code::Sibling(_)
+            | Code::Global(_)
+            | Code::Env(_)
+            | Code::Local(_)
+            | Code::TakeLocal(_)
+    )
+}
+
+/// The variables bound directly by the fields of a pattern's top constructor.
+fn field_slots(pat: &Pat) -> Vec<Slot> {
+    match pat {
+        Pat::As(inner, _) => field_slots(inner),
+        Pat::Cons(pair) => [&pair.0, &pair.1]
+            .into_iter()
+            .filter_map(|p| match p {
+                Pat::Bind(slot) => Some(*slot),
+                _ => None,
+            })
+            .collect(),
+        Pat::Tuple(items) | Pat::Block(_, items) => items
+            .iter()
+            .filter_map(|p| match p {
+                Pat::Bind(slot) => Some(*slot),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
-/// Operands evaluated in an order the pass does not rely on.
-fn unordered(operands: Vec<&mut Code>, live: &mut Live) {
-    let reads: Vec<Live> = operands.iter().map(|c| reads(c)).collect();
-    let after = live.clone();
-    for (i, operand) in operands.into_iter().enumerate() {
-        let mut operand_live = after.clone();
-        for (j, other) in reads.iter().enumerate() {
-            if j != i {
-                operand_live.extend(other);
-            }
+/// How many times `code` reads `slot`, as the compiler counts uses: a read captured by a
+/// closure counts as many.
+fn uses(code: &Code, slot: Slot) -> u32 {
+    let mut count = 0;
+    visit_reads(code, false, &mut |read, captured| {
+        if read == slot {
+            count += if captured { 2 } else { 1 };
         }
-        walk(operand, &mut operand_live);
-        live.extend(operand_live);
-    }
+    });
+    count
 }
 
-/// Every slot `code` reads.
-fn reads(code: &Code) -> Live {
-    let mut slots = Live::new();
-    collect_reads(code, &mut slots);
-    slots
-}
-
-fn collect_reads(code: &Code, slots: &mut Live) {
-    let mut all = |codes: &mut dyn Iterator<Item = &Code>| {
+/// Calls `f` on every slot read in `code`, saying whether the read is a closure's capture.
+fn visit_reads(code: &Code, captured: bool, f: &mut dyn FnMut(Slot, bool)) {
+    let mut all = |codes: &mut dyn Iterator<Item = &Code>, captured: bool| {
         for c in codes {
-            collect_reads(c, slots);
+            visit_reads(c, captured, f);
         }
     };
     match code {
-        Code::Local(slot) | Code::TakeLocal(slot) => {
-            slots.insert(*slot);
-        }
+        Code::Local(slot) | Code::TakeLocal(slot) => f(*slot, captured),
         Code::Imm(_)
         | Code::Static(_)
         | Code::Env(_)
         | Code::Global(_)
         | Code::Sibling(_)
         | Code::ClosedFun(_) => {}
-        Code::Let(l) => all(&mut [&l.value, &l.body].into_iter()),
-        Code::LetRec(group) => all(&mut group.0.captures.iter().chain(std::iter::once(&group.1))),
+        Code::Let(l) => all(&mut [&l.value, &l.body].into_iter(), captured),
+        Code::LetRec(group) => {
+            all(&mut group.0.captures.iter(), true);
+            all(&mut std::iter::once(&group.1), captured);
+        }
         Code::Seq(pair) | Code::And(pair) | Code::Or(pair) | Code::Cons(pair) => {
-            all(&mut [&pair.0, &pair.1].into_iter())
+            all(&mut [&pair.0, &pair.1].into_iter(), captured)
         }
-        Code::If(b) => all(&mut [&b.0, &b.1, &b.2].into_iter()),
-        Code::App(app) => all(&mut app.args.iter().chain(std::iter::once(&app.func))),
+        Code::If(b) => all(&mut [&b.0, &b.1, &b.2].into_iter(), captured),
+        Code::App(app) => all(
+            &mut app.args.iter().chain(std::iter::once(&app.func)),
+            captured,
+        ),
         Code::Op1(_, operand) | Code::Raise(operand, _) | Code::BoxFloat(operand) => {
-            all(&mut std::iter::once(&**operand))
+            all(&mut std::iter::once(&**operand), captured)
         }
-        Code::Release(release) => collect_reads(&release.1, slots),
-        Code::Op2(node) => all(&mut [&node.lhs, &node.rhs].into_iter()),
-        Code::MakeClosure(closure) => all(&mut closure.captures.iter()),
-        Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => all(&mut items.iter()),
-        Code::List(list) => all(&mut list.0.iter().chain(std::iter::once(&list.1))),
-        Code::Match(m) => all(&mut std::iter::once(&m.scrutinee)
-            .chain(m.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body])))),
-        Code::MatchTuple(m) => all(&mut m
-            .components
-            .iter()
-            .chain(m.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body])))),
-        Code::Try(t) => all(&mut std::iter::once(&t.body)
-            .chain(t.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body])))),
+        Code::Release(release) => all(&mut std::iter::once(&release.1), captured),
+        Code::Op2(node) => all(&mut [&node.lhs, &node.rhs].into_iter(), captured),
+        Code::MakeClosure(closure) => all(&mut closure.captures.iter(), true),
+        Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => {
+            all(&mut items.iter(), captured)
+        }
+        Code::List(list) => all(&mut list.0.iter().chain(std::iter::once(&list.1)), captured),
+        Code::Match(m) => all(
+            &mut std::iter::once(&m.scrutinee)
+                .chain(m.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body]))),
+            captured,
+        ),
+        Code::MatchTuple(m) => all(
+            &mut m
+                .components
+                .iter()
+                .chain(m.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body]))),
+            captured,
+        ),
+        Code::Try(t) => all(
+            &mut std::iter::once(&t.body)
+                .chain(t.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body]))),
+            captured,
+        ),
     }
 }
 

@@ -41,6 +41,8 @@ pub(crate) struct ExecFun {
     /// Compiled for tail position.
     pub body: Ev,
     pub pos: Pos,
+    /// Entering it sets up a stack frame: `Frame`.
+    pub framed: bool,
 }
 
 /// A `let rec` group: the slot and function of each member, and the captured values the
@@ -118,6 +120,7 @@ impl Operand {
 pub(crate) fn program(c: Compiled) -> Executable {
     let lower = Lower {
         arities: c.funs.iter().map(|f| f.arity).collect(),
+        sites: Default::default(),
     };
     let funs = c
         .funs
@@ -128,6 +131,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
             arity: f.arity,
             frame_size: f.frame_size,
             pos: f.pos,
+            framed: f.framed,
         })
         .collect();
     let items = c
@@ -155,6 +159,8 @@ pub(crate) fn program(c: Compiled) -> Executable {
 pub(crate) struct Lower {
     /// Arity of every function, so that calls of a closed function can be resolved here.
     pub(crate) arities: Vec<u32>,
+    /// Branch sites numbered so far (see [`crate::branch`]).
+    pub(crate) sites: std::cell::Cell<u32>,
 }
 
 /// Evaluates `args` right to left (OCaml's order) onto the stack; returns where they start.
@@ -198,6 +204,13 @@ macro_rules! int_cmp {
 }
 
 impl Lower {
+    /// A new branch site.
+    pub(crate) fn site(&self) -> u32 {
+        let site = self.sites.get();
+        self.sites.set(site + 1);
+        site
+    }
+
     pub(crate) fn operand(&self, code: Code) -> Operand {
         match code {
             Code::Local(s) => Operand::Local(s),
@@ -249,7 +262,16 @@ impl Lower {
             Code::If(b) => {
                 let (c, t, e) = *b;
                 let (c, t, e) = (self.cond(c), self.code(t, tail), self.code(e, tail));
-                ev(move |m| if c(m)? { t(m) } else { e(m) })
+                let site = self.site();
+                ev(move |m| {
+                    let taken = c(m)?;
+                    m.branch(site, taken);
+                    if taken {
+                        t(m)
+                    } else {
+                        e(m)
+                    }
+                })
             }
             Code::Let(l) => self.let_(*l, tail),
             Code::Seq(b) => {
@@ -261,9 +283,12 @@ impl Lower {
             }
             Code::And(b) => {
                 let (a, b) = (self.cond(b.0), self.code(b.1, tail));
+                let site = self.site();
                 ev(move |m| {
                     m.count(Counter::BoolAnd);
-                    if !a(m)? {
+                    let first = a(m)?;
+                    m.branch(site, first);
+                    if !first {
                         return Ok(Value::Int(0));
                     }
                     b(m)
@@ -271,9 +296,12 @@ impl Lower {
             }
             Code::Or(b) => {
                 let (a, b) = (self.cond(b.0), self.code(b.1, tail));
+                let site = self.site();
                 ev(move |m| {
                     m.count(Counter::BoolOr);
-                    if a(m)? {
+                    let first = a(m)?;
+                    m.branch(site, first);
+                    if first {
                         return Ok(Value::Int(1));
                     }
                     b(m)
@@ -325,16 +353,22 @@ impl Lower {
             }
             Code::And(b) => {
                 let (a, b) = (self.cond(b.0), self.cond(b.1));
+                let site = self.site();
                 cond_ev(move |m| {
                     m.count(Counter::BoolAnd);
-                    Ok(a(m)? && b(m)?)
+                    let first = a(m)?;
+                    m.branch(site, first);
+                    Ok(first && b(m)?)
                 })
             }
             Code::Or(b) => {
                 let (a, b) = (self.cond(b.0), self.cond(b.1));
+                let site = self.site();
                 cond_ev(move |m| {
                     m.count(Counter::BoolOr);
-                    Ok(a(m)? || b(m)?)
+                    let first = a(m)?;
+                    m.branch(site, first);
+                    Ok(first || b(m)?)
                 })
             }
             other => {
@@ -350,7 +384,9 @@ impl Lower {
         match op {
             Op2::Add => int_op!(a, b, counter, |x, y| wrap63(x.wrapping_add(y))),
             Op2::Sub => int_op!(a, b, counter, |x, y| wrap63(x.wrapping_sub(y))),
-            Op2::Mul => int_op!(a, b, counter, |x, y| wrap63(x.wrapping_mul(y))),
+            Op2::Mul | Op2::MulConst => {
+                int_op!(a, b, counter, |x, y| wrap63(x.wrapping_mul(y)))
+            }
             Op2::IntEq => int_op!(a, b, counter, |x, y| i64::from(x == y)),
             Op2::IntNe => int_op!(a, b, counter, |x, y| i64::from(x != y)),
             Op2::IntLt => int_op!(a, b, counter, |x, y| i64::from(x < y)),
@@ -399,6 +435,7 @@ impl Lower {
             args,
             tail: tail_tagged,
             known,
+            kept_live,
         } = app;
         let nargs = args.len();
         let args: Box<[Operand]> = args
@@ -440,6 +477,7 @@ impl Lower {
                 ev(move |m| {
                     let argbase = push_args(m, &args)?;
                     m.count(Counter::FunApp);
+                    m.count_n(Counter::Spill, kept_live as usize);
                     m.invoke(None, fid, argbase)
                 })
             }
@@ -450,6 +488,9 @@ impl Lower {
                 ev(move |m| {
                     let argbase = push_args(m, &args)?;
                     let f = func(m)?;
+                    if !tail_tagged {
+                        m.count_n(Counter::Spill, kept_live as usize);
+                    }
                     m.apply(f, argbase, nargs, tail_tagged, known)
                 })
             }

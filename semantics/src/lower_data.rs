@@ -222,12 +222,16 @@ impl Lower {
             pos,
         } = mt;
         let (scrutinee, arms) = (self.operand(scrutinee), self.arms(arms, tail));
+        let site = self.site();
         ev(move |m| {
             let v = scrutinee.get(m)?;
             let chosen = select(m, &arms, &v)?;
             drop(v);
             match chosen {
-                Some(i) => (arms[i].body)(m),
+                Some(i) => {
+                    m.branch_to_arm(site, i, arms.len());
+                    (arms[i].body)(m)
+                }
                 None => Err(m.match_failure(pos)),
             }
         })
@@ -251,12 +255,13 @@ impl Lower {
                 body: self.code(a.body, tail),
             })
             .collect();
+        let site = self.site();
         ev(move |m| {
             let values = eval_all(m, &components)?;
             for (&slot, v) in slots.iter().zip(values) {
                 m.set_local(slot, v);
             }
-            for arm in arms.iter() {
+            for (i, arm) in arms.iter().enumerate() {
                 m.count(Counter::PatternMatch);
                 let matched = match &arm.pat {
                     TupleArmPat::Components(alternatives) => alternatives.iter().any(|alt| {
@@ -280,6 +285,7 @@ impl Lower {
                     }
                 };
                 if matched && guard(m, &arm.guard)? {
+                    m.branch_to_arm(site, i, arms.len());
                     return (arm.body)(m);
                 }
             }

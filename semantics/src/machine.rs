@@ -87,6 +87,8 @@ pub(crate) struct Machine<'p> {
     unwind: Option<Unwind>,
     /// Lowest stack address recursion may reach (the evaluation thread's stack grows down).
     stack_limit: usize,
+    /// The model of the processor's branch predictor (`BranchMiss`).
+    predictor: crate::branch::BranchPredictor,
 }
 
 #[inline(always)]
@@ -162,6 +164,29 @@ impl<'p> Machine<'p> {
             },
             unwind: None,
             stack_limit: stack_address().saturating_sub(stack_budget),
+            predictor: Default::default(),
+        }
+    }
+
+    /// A two-way branch native code takes at `site`.
+    #[inline(always)]
+    pub(crate) fn branch(&mut self, site: u32, taken: bool) {
+        if self.predictor.conditional(site, taken) {
+            self.count(Counter::BranchMiss);
+        }
+    }
+
+    /// The arm a `match` of `arms` arms at `site` chose: one test for two arms, a jump through
+    /// a table for more.
+    #[inline(always)]
+    pub(crate) fn branch_to_arm(&mut self, site: u32, arm: usize, arms: usize) {
+        let missed = if arms <= 2 {
+            self.predictor.conditional(site, arm == 0)
+        } else {
+            self.predictor.indirect(site, arm as u8)
+        };
+        if missed {
+            self.count(Counter::BranchMiss);
         }
     }
 
@@ -331,6 +356,9 @@ impl<'p> Machine<'p> {
                 match n.cmp(&arity) {
                     std::cmp::Ordering::Equal => {
                         self.count(app);
+                        if !known && n >= 2 {
+                            self.count(Counter::ApplyN);
+                        }
                         self.invoke(Some(env), fid, argbase)
                     }
                     std::cmp::Ordering::Less => {
@@ -357,6 +385,9 @@ impl<'p> Machine<'p> {
                 }
                 // The partial application's code forwards to the function with a jump.
                 self.count(if total == arity { app } else { Counter::FunApp });
+                if total == arity && n >= 2 {
+                    self.count(Counter::ApplyN);
+                }
                 self.count(Counter::TailApp);
                 self.stack.splice(argbase..argbase, p.args.iter().cloned());
                 if total == arity {
@@ -429,8 +460,15 @@ impl<'p> Machine<'p> {
             Some(env) if !env.is_empty() => Some(std::mem::replace(&mut self.env, env)),
             _ => None,
         };
+        // A tail call to the running function jumps past its prologue: only entering
+        // another function sets up a frame.
+        let mut entered = None;
         let result = loop {
             let f = &prog.funs[fid as usize];
+            if f.framed && entered != Some(fid) {
+                self.count(Counter::Frame);
+            }
+            entered = Some(fid);
             self.base = argbase;
             let frame_end = argbase + f.frame_size as usize;
             if self.stack.len() < frame_end {
@@ -497,6 +535,9 @@ impl<'p> Machine<'p> {
         match next {
             Some(next) if self.prog.funs[next as usize].arity as usize == nargs => {
                 self.count(Counter::TailApp);
+                if !known && nargs >= 2 && matches!(callee, Callee::Value(_)) {
+                    self.count(Counter::ApplyN);
+                }
                 if let Callee::Value(Value::Fun(f)) = callee {
                     if !f.env.is_empty() && !Rc::ptr_eq(&f.env, &self.env) {
                         let previous = std::mem::replace(&mut self.env, f.env.clone());

@@ -3,25 +3,15 @@
 //! IntModConst) and the walk of a structural comparison (PolyCompareStep, one per pair of
 //! values runtime/compare.c examines). Every assertion compares the whole count map.
 
+mod common;
+
+use common::{count, expect};
 use semantics::Program;
 use std::collections::BTreeMap;
-
-fn count(source: &str, size: i64) -> BTreeMap<String, u64> {
-    let program = Program::from_source("test.ml", source).unwrap_or_else(|e| panic!("{e}"));
-    program.count(size).unwrap_or_else(|e| panic!("{e}")).counts
-}
 
 fn digest(source: &str, size: i64) -> String {
     let program = Program::from_source("test.ml", source).unwrap_or_else(|e| panic!("{e}"));
     program.count(size).unwrap_or_else(|e| panic!("{e}")).digest
-}
-
-fn expect(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
-    pairs
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(k, n)| (k.to_string(), *n))
-        .collect()
 }
 
 #[test]

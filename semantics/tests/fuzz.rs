@@ -2,6 +2,8 @@
 //! `SemanticsError::Internal`), and random arithmetic programs compute what OCaml computes
 //! (63-bit wrap-around, precedence, associativity) and count exactly their operations.
 
+mod common;
+
 use ocaml_runtime::digest::Digest;
 use proptest::prelude::*;
 use semantics::{Program, SemanticsError};
@@ -244,7 +246,8 @@ proptest! {
         let value = eval(&e, n, &mut ops);
         ops.insert("Base".into(), 1);
         prop_assert_eq!(result.digest, int_digest(value));
-        prop_assert_eq!(result.counts, ops);
+        // The reference evaluator knows the source's operations, not the branch predictor.
+        prop_assert_eq!(common::source_level(result.counts), ops);
     }
 
     #[test]

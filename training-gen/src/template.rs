@@ -36,7 +36,8 @@ impl std::fmt::Display for Origin {
     }
 }
 
-/// One assembly check (see the module doc). Exactly one of `calls`, `pattern`, `allocates`.
+/// One assembly check (see the module doc). Exactly one of `calls`, `pattern`, `instruction`,
+/// `allocates`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AsmCheck {
@@ -46,6 +47,9 @@ pub struct AsmCheck {
     pub calls: Option<String>,
     /// Count instructions whose mnemonic matches this regex.
     pub pattern: Option<String>,
+    /// Count instructions whose text, operands included, contains a match of this regex
+    /// (a store to the stack frame, a call into the runtime).
+    pub instruction: Option<String>,
     /// Require an allocation in the function.
     #[serde(default)]
     pub allocates: bool,

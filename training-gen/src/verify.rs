@@ -71,21 +71,28 @@ pub fn run_check(check: &AsmCheck, assembly: &str, architecture: &str) -> CheckO
             .filter(|l| matches!(mnemonic(l), Some("call" | "callq" | "jmp")) && target.is_match(l))
             .count();
         (format!("calls to `{callee}` in `{}`", check.function), n)
-    } else if let Some(pattern) = &check.pattern {
-        match Regex::new(&format!("^(?:{pattern})$")) {
+    } else if let Some((pattern, whole)) = check
+        .pattern
+        .as_ref()
+        .map(|p| (format!("^(?:{p})$"), false))
+        .or_else(|| check.instruction.clone().map(|p| (p, true)))
+    {
+        let shown = check.pattern.as_ref().or(check.instruction.as_ref());
+        let shown = shown.map_or("", String::as_str);
+        match Regex::new(&pattern) {
             Ok(re) => {
                 let n = body
                     .iter()
-                    .filter(|l| mnemonic(l).is_some_and(|m| re.is_match(m)))
+                    .filter(|l| mnemonic(l).is_some_and(|m| re.is_match(if whole { l } else { m })))
                     .count();
                 (
-                    format!("instructions matching /{pattern}/ in `{}`", check.function),
+                    format!("instructions matching /{shown}/ in `{}`", check.function),
                     n,
                 )
             }
             Err(e) => {
                 return CheckOutcome {
-                    check: format!("pattern /{pattern}/"),
+                    check: format!("pattern /{shown}/"),
                     found: 0,
                     min: check.min,
                     ok: false,
@@ -149,6 +156,7 @@ mod tests {
             function: "fapp".into(),
             calls: calls.map(str::to_string),
             pattern: pattern.map(str::to_string),
+            instruction: None,
             allocates,
             min,
             max: None,
@@ -168,6 +176,25 @@ mod tests {
             1
         );
         assert!(run_check(&check(None, None, true, 1), ASM, "amd64").ok);
+    }
+
+    #[test]
+    fn an_instruction_check_sees_the_operands() {
+        let frame = AsmCheck {
+            instruction: Some(r"subq\s+\$\d+, %rsp".into()),
+            ..check(None, None, false, 1)
+        };
+        assert_eq!(run_check(&frame, ASM, "amd64").found, 1);
+        // The mnemonic alone (`subq`) also matches the allocation's `subq $24, %r15`.
+        assert_eq!(
+            run_check(&check(None, Some("subq"), false, 1), ASM, "amd64").found,
+            2
+        );
+        let none = AsmCheck {
+            instruction: Some("caml_apply2".into()),
+            ..check(None, None, false, 1)
+        };
+        assert!(!run_check(&none, ASM, "amd64").ok);
     }
 
     #[test]

@@ -1,0 +1,32 @@
+//! Helpers shared by the hand-computed count tests.
+#![allow(dead_code)]
+
+use semantics::Program;
+use std::collections::BTreeMap;
+
+/// Constructs of the machine rather than of the source — what native code adds around calls
+/// and branches. The source-level count tests leave them out of their maps; `counts_calls.rs`
+/// and `counts_branches.rs` pin them.
+pub const MACHINE_LEVEL: [&str; 3] = ["Spill", "Frame", "BranchMiss"];
+
+pub fn source_level(counts: BTreeMap<String, u64>) -> BTreeMap<String, u64> {
+    counts
+        .into_iter()
+        .filter(|(name, _)| !MACHINE_LEVEL.contains(&name.as_str()))
+        .collect()
+}
+
+/// The source-level counts of `run (input size)`.
+pub fn count(source: &str, size: i64) -> BTreeMap<String, u64> {
+    let program = Program::from_source("test.ml", source).unwrap_or_else(|e| panic!("{e}"));
+    source_level(program.count(size).unwrap_or_else(|e| panic!("{e}")).counts)
+}
+
+/// A count map from pairs, leaving out zeros.
+pub fn expect(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+    pairs
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| (k.to_string(), *n))
+        .collect()
+}

@@ -1,0 +1,92 @@
+//! What a call costs beyond the call instruction, with hand-computed counts: the values kept
+//! across it (`Spill`), the callee's stack frame (`Frame`) and the arity check of an unknown
+//! function applied to several arguments (`ApplyN`). Each rule was read off `ocamlopt -S
+//! -inline 0` output (4.13, amd64); the training templates `spill`, `frame` and `applyn`
+//! check the same shapes in the assembly of every build.
+
+use semantics::Program;
+
+fn counts(source: &str, size: i64) -> std::collections::BTreeMap<String, u64> {
+    Program::from_source("t.ml", source)
+        .unwrap()
+        .count(size)
+        .unwrap()
+        .counts
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+fn get(counts: &std::collections::BTreeMap<String, u64>, name: &str) -> u64 {
+    counts.get(name).copied().unwrap_or(0)
+}
+
+#[test]
+fn a_non_tail_recursion_keeps_its_operand_and_sets_up_a_frame_per_level() {
+    // `n * fact (n - 1)`: `n` is needed after the call (one spill per call). `fact` calls, so
+    // it has a frame: entered once from `run` (a tail call from another function) and once
+    // per recursive call. `run` only tail-calls: no frame.
+    let c = counts(
+        "let rec fact n = if n = 0 then 1 else n * fact (n - 1)
+let input n = n
+let run n = fact n",
+        10,
+    );
+    assert_eq!(get(&c, "FunApp"), 10);
+    assert_eq!(get(&c, "Spill"), 10);
+    assert_eq!(get(&c, "Frame"), 11);
+    assert_eq!(get(&c, "ApplyN"), 0);
+}
+
+#[test]
+fn a_fold_checks_the_arity_of_its_function_and_keeps_the_rest_of_the_list() {
+    // `fold f (f acc x) t`: arguments right to left, so `t` is loaded first and kept across
+    // `f acc x` with `f` (2 spills); `x` is read as `field 0 l` before the call, so the cell
+    // itself is not kept. `f` is a parameter: caml_apply2 checks its arity (ApplyN). `fold`
+    // loops by self tail calls: one frame per run. `add` is a leaf.
+    let c = counts(
+        "let add a b = a + b
+let rec fold f acc l = match l with [] -> acc | x :: t -> fold f (f acc x) t
+let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
+let input n = range n []
+let run l = fold add 0 l",
+        20,
+    );
+    assert_eq!(get(&c, "ApplyN"), 20);
+    assert_eq!(get(&c, "Spill"), 40);
+    assert_eq!(get(&c, "Frame"), 1);
+    assert_eq!(get(&c, "FunApp"), 20);
+}
+
+#[test]
+fn known_calls_and_single_arguments_need_no_arity_check() {
+    // `f x` with one argument goes through the code pointer directly; `add2 a b` is known.
+    let c = counts(
+        "let add2 a b = a + b
+let rec loop f n acc = if n = 0 then acc else loop f (n - 1) (add2 (f n) acc)
+let input n = n
+let run n = loop (fun x -> x + 1) n 0",
+        8,
+    );
+    assert_eq!(get(&c, "ApplyN"), 0);
+    assert_eq!(get(&c, "FunApp"), 16);
+    // `add2 (f n) acc`: `acc` is evaluated first and kept across `f n`, with `f` and `n`
+    // (both needed for the loop's next arguments): 3 spills. `add2` is a call after `f n`
+    // returns, with `f` and `n` still needed: 2 more.
+    assert_eq!(get(&c, "Spill"), 8 * 5);
+}
+
+#[test]
+fn an_allocating_leaf_has_a_frame_and_a_computing_leaf_has_none() {
+    let c = counts(
+        "let pair n = (n, n)
+let double n = n + n
+let rec loop n acc = if n = 0 then acc else match pair n with (a, b) -> loop (n - 1) (acc + double a + b)
+let input n = n
+let run n = loop n 0",
+        6,
+    );
+    // loop (framed: it calls) once, pair (allocates) per iteration; double never.
+    assert_eq!(get(&c, "Frame"), 1 + 6);
+    assert_eq!(get(&c, "FunApp"), 12);
+}
