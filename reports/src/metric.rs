@@ -38,6 +38,15 @@ const OPERATORS: [(&str, &str); 27] = [
     (">.", "FloatCondGT"),
 ];
 
+/// Operators that ocamlopt specialises when an operand is an integer literal: RAML's
+/// `res_const` does not see operands, so these constants go in comments of the `.ml` and as
+/// data in the `.json`, for an analyser that does.
+const LITERAL_OPERAND_FORMS: [(&str, &[&str]); 3] = [
+    ("*", &["IntMultConst"]),
+    ("/", &["IntDivPow2", "IntDivConst"]),
+    ("mod", &["IntModPow2", "IntModConst"]),
+];
+
 fn costs(model: &CostModel, method: Method) -> BTreeMap<String, f64> {
     model
         .methods
@@ -58,7 +67,20 @@ fn lit(map: &BTreeMap<String, f64>, construct: &str) -> String {
 fn metric_function(name: &str, what: &str, m: &BTreeMap<String, f64>) -> String {
     let ops: Vec<String> = OPERATORS
         .iter()
-        .map(|(op, c)| format!("  | {op:?} -> {} (* {c} *)", lit(m, c)))
+        .map(|(op, c)| {
+            let literal: Vec<String> = LITERAL_OPERAND_FORMS
+                .iter()
+                .filter(|(o, _)| o == op)
+                .flat_map(|(_, forms)| forms.iter())
+                .map(|f| format!("{f} = {}", lit(m, f)))
+                .collect();
+            let literal = if literal.is_empty() {
+                String::new()
+            } else {
+                format!("; by a literal: {}", literal.join(", "))
+            };
+            format!("  | {op:?} -> {} (* {c}{literal} *)", lit(m, c))
+        })
         .collect();
     format!(
         "(* {what} *)\nlet {name}_bop (op : string) : float =\n  match op with\n{}\n  | _ -> 0.0\n\n\
@@ -112,5 +134,6 @@ pub fn json_metric(compiler: &str, model: &CostModel, method: Method) -> serde_j
         "heap_bytes": model.memory_bytes,
         "gc": { "minor_heap_bytes": model.gc.minor_heap_bytes, "ns_per_minor_collection": model.gc.ns_per_minor_collection.map(|t| t.estimate) },
         "operators": OPERATORS.iter().map(|(op, c)| (op.to_string(), c.to_string())).collect::<BTreeMap<_, _>>(),
+        "literal_operand_operators": LITERAL_OPERAND_FORMS.iter().map(|(op, forms)| (op.to_string(), forms.to_vec())).collect::<BTreeMap<_, _>>(),
     })
 }

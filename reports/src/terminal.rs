@@ -170,6 +170,20 @@ pub fn validation_table(v: &validation::Validation) -> String {
     render(&header, &rows)
 }
 
+/// How well the interpreter's allocation matches the runtime's counters: exact words per run,
+/// and the error of the predicted promoted words where collections happen.
+pub fn memory_line(summary: &validation::Summary) -> Option<String> {
+    let (exact, points) = summary.words_exact?;
+    let mut line =
+        format!("Memory: predicted words per run equal the measured at {exact} of {points} points");
+    if let Some(e) = summary.promoted_error_pct {
+        line.push_str(&format!(
+            "; promoted words per run off by {e:.1}% (mean over programs that collect)"
+        ));
+    }
+    Some(line)
+}
+
 /// The qualitative pairs: which of two equivalent programs the model and the machine say is faster.
 pub fn pairs_table(v: &validation::Validation) -> String {
     let header: Vec<String> = [
@@ -227,6 +241,10 @@ pub fn validation_summary(name: &str, v: &validation::Validation) -> String {
         v.summary.programs, v.summary.points
     );
     out.push_str(&validation_table(v));
+    if let Some(line) = memory_line(&v.summary) {
+        out.push_str(&line);
+        out.push('\n');
+    }
     if !v.pairs.is_empty() {
         out.push_str(&pairs_table(v));
     }
