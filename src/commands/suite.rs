@@ -79,10 +79,10 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
                 run_dir.display()
             );
         }
-        // Six visits of 15 ms per (point, layout), eight layouts, five sizes per training
-        // program and four per control: the budget that keeps the default suite under ten
-        // minutes here while each estimate rests on enough visits and layouts to reproduce
-        // (docs/design.md, "Choosing the budget").
+        // Six visits of 15 ms per (point, layout), eight layouts, three sizes per program:
+        // the budget that keeps the timing of the default suite under ten minutes here while
+        // each estimate rests on enough visits and layouts to reproduce (docs/design.md,
+        // "Choosing the budget").
         let quota = if args.quick {
             Duration::from_millis(40)
         } else {
@@ -101,8 +101,8 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
                 .as_deref()
                 .map(std::path::absolute)
                 .transpose()?,
-            training_sizes: Some(if args.quick { 4 } else { 5 }),
-            control_sizes: Some(if args.quick { 3 } else { 4 }),
+            training_sizes: Some(3),
+            control_sizes: Some(3),
         };
         let layouts = args.measure.layouts_or(if args.quick { 2 } else { 8 });
         (

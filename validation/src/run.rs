@@ -87,6 +87,42 @@ fn build_layouts(
         .collect()
 }
 
+/// Counts and builds every control on all CPUs (nothing is being timed yet), reporting each
+/// as it finishes; the results come back in the programs' order.
+fn prepare_in_parallel<T: Send>(
+    programs: &[ControlProgram],
+    progress: &mut dyn Progress,
+    prepare: impl Fn(&ControlProgram) -> Result<T, String> + Sync,
+) -> Vec<Result<T, String>> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Result<T, String>>> = programs.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let (done, finished) = std::sync::mpsc::channel();
+        for _ in 0..workers.min(programs.len()) {
+            let (done, next, prepare) = (done.clone(), &next, &prepare);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(program) = programs.get(i) else {
+                    break;
+                };
+                if done.send((i, prepare(program))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(done);
+        for (k, (i, result)) in finished.iter().enumerate() {
+            progress.built(&programs[i].name, k + 1, programs.len());
+            results[i] = Some(result);
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("not prepared: a worker stopped".into())))
+        .collect()
+}
+
 pub fn validate(
     model: &CostModel,
     options: &ValidateOptions,
@@ -127,10 +163,11 @@ pub fn validate(
         options.layouts,
     )
     .map_err(|e| ValidationError::Controls(format!("mlcost driver: {e}")))?;
+    let prepared = prepare_in_parallel(&programs, progress, |program| {
+        count(program).and_then(|c| Ok((c, build_layouts(program, options, &runtime)?)))
+    });
     let mut ready = Vec::new();
-    for (i, program) in programs.iter().enumerate() {
-        let prepared =
-            count(program).and_then(|c| Ok((c, build_layouts(program, options, &runtime)?)));
+    for (program, prepared) in programs.iter().zip(prepared) {
         match prepared {
             Ok((counts, binaries)) => ready.push((program.clone(), counts, binaries)),
             Err(reason) => skipped.push(Skipped {
@@ -138,7 +175,6 @@ pub fn validate(
                 reason,
             }),
         }
-        progress.built(&program.name, i + 1, programs.len());
     }
 
     // Measure; a program whose binary fails is dropped (the run goes on without it) and
