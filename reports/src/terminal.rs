@@ -361,6 +361,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_memory_line_says_how_many_points_are_exact_and_how_far_promotion_is() {
+        let mut summary = validation::Summary {
+            methods: Default::default(),
+            layout_spread_pct: 10.0,
+            programs: 3,
+            points: 12,
+            words_exact: Some((11, 12)),
+            promoted_error_pct: Some(12.34),
+        };
+        let line = memory_line(&summary).expect("a line");
+        assert!(line.contains("11 of 12 points"), "{line}");
+        assert!(line.contains("12.3%"), "{line}");
+        summary.promoted_error_pct = None;
+        assert!(!memory_line(&summary).unwrap().contains('%'));
+        summary.words_exact = None;
+        assert!(memory_line(&summary).is_none());
+    }
+
+    #[test]
     fn units_follow_core_bench() {
         assert_eq!(format_ns(3.014), "3.01ns");
         assert_eq!(format_ns(12_345.0), "12.35us");

@@ -81,6 +81,9 @@
 //!   back (`n * fact (n - 1)` spills `n`). `Frame`: a function that calls, allocates, raises
 //!   or pushes a handler sets up a stack frame on entry (a function's tail call to itself
 //!   jumps past it). All three come from the liveness pass (`liveness.rs`).
+//! - **Table jumps the processor mispredicts** count `JumpMiss`: a model of the
+//!   indirect-jump predictor runs beside the program (`branch.rs`) and sees the arm each
+//!   `match` of more than two arms takes. Two-way tests are not counted (see there).
 //! - **Closures.** `FunDef` + `Closure` × |captured variables| for every closure *allocated*.
 //!   Free variables are computed statically; top-level values, compile-time constants and
 //!   closed functions are not captured, and a function without captured variables is static

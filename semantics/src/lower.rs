@@ -159,7 +159,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
 pub(crate) struct Lower {
     /// Arity of every function, so that calls of a closed function can be resolved here.
     pub(crate) arities: Vec<u32>,
-    /// Branch sites numbered so far (see [`crate::branch`]).
+    /// Table-jump sites numbered so far (see [`crate::branch`]).
     pub(crate) sites: std::cell::Cell<u32>,
 }
 
@@ -204,7 +204,7 @@ macro_rules! int_cmp {
 }
 
 impl Lower {
-    /// A new branch site.
+    /// A new table-jump site.
     pub(crate) fn site(&self) -> u32 {
         let site = self.sites.get();
         self.sites.set(site + 1);
@@ -262,16 +262,7 @@ impl Lower {
             Code::If(b) => {
                 let (c, t, e) = *b;
                 let (c, t, e) = (self.cond(c), self.code(t, tail), self.code(e, tail));
-                let site = self.site();
-                ev(move |m| {
-                    let taken = c(m)?;
-                    m.branch(site, taken);
-                    if taken {
-                        t(m)
-                    } else {
-                        e(m)
-                    }
-                })
+                ev(move |m| if c(m)? { t(m) } else { e(m) })
             }
             Code::Let(l) => self.let_(*l, tail),
             Code::Seq(b) => {
@@ -283,12 +274,9 @@ impl Lower {
             }
             Code::And(b) => {
                 let (a, b) = (self.cond(b.0), self.code(b.1, tail));
-                let site = self.site();
                 ev(move |m| {
                     m.count(Counter::BoolAnd);
-                    let first = a(m)?;
-                    m.branch(site, first);
-                    if !first {
+                    if !a(m)? {
                         return Ok(Value::Int(0));
                     }
                     b(m)
@@ -296,12 +284,9 @@ impl Lower {
             }
             Code::Or(b) => {
                 let (a, b) = (self.cond(b.0), self.code(b.1, tail));
-                let site = self.site();
                 ev(move |m| {
                     m.count(Counter::BoolOr);
-                    let first = a(m)?;
-                    m.branch(site, first);
-                    if first {
+                    if a(m)? {
                         return Ok(Value::Int(1));
                     }
                     b(m)
@@ -353,22 +338,16 @@ impl Lower {
             }
             Code::And(b) => {
                 let (a, b) = (self.cond(b.0), self.cond(b.1));
-                let site = self.site();
                 cond_ev(move |m| {
                     m.count(Counter::BoolAnd);
-                    let first = a(m)?;
-                    m.branch(site, first);
-                    Ok(first && b(m)?)
+                    Ok(a(m)? && b(m)?)
                 })
             }
             Code::Or(b) => {
                 let (a, b) = (self.cond(b.0), self.cond(b.1));
-                let site = self.site();
                 cond_ev(move |m| {
                     m.count(Counter::BoolOr);
-                    let first = a(m)?;
-                    m.branch(site, first);
-                    Ok(first || b(m)?)
+                    Ok(a(m)? || b(m)?)
                 })
             }
             other => {

@@ -39,6 +39,33 @@ fn guard(m: &mut Machine<'_>, guard: &Option<CondEv>) -> R<bool> {
     }
 }
 
+/// Whether ocamlopt dispatches a `match` through a jump table: when its arms test at least
+/// three different constructors (or constants) at the top. A list or a two-constructor type is
+/// one or two tests, whatever the arms below.
+fn jumps_through_a_table(arms: &[Arm]) -> bool {
+    fn heads(pat: &Pat, out: &mut std::collections::BTreeSet<(bool, i64)>) {
+        match pat {
+            Pat::Block(tag, _) => {
+                out.insert((true, i64::from(*tag)));
+            }
+            Pat::Imm(v) => {
+                out.insert((false, *v));
+            }
+            Pat::As(inner, _) => heads(inner, out),
+            Pat::Or(pair) => {
+                heads(&pair.0, out);
+                heads(&pair.1, out);
+            }
+            _ => {}
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for arm in arms {
+        heads(&arm.pat, &mut seen);
+    }
+    seen.len() >= 3
+}
+
 /// The first arm of `arms` that matches `v` (binding its variables), counting each arm tried.
 fn select(m: &mut Machine<'_>, arms: &[ArmCode], v: &Value) -> R<Option<usize>> {
     for (i, arm) in arms.iter().enumerate() {
@@ -221,6 +248,7 @@ impl Lower {
             arms,
             pos,
         } = mt;
+        let table = jumps_through_a_table(&arms);
         let (scrutinee, arms) = (self.operand(scrutinee), self.arms(arms, tail));
         let site = self.site();
         ev(move |m| {
@@ -229,7 +257,9 @@ impl Lower {
             drop(v);
             match chosen {
                 Some(i) => {
-                    m.branch_to_arm(site, i, arms.len());
+                    if table {
+                        m.table_jump(site, i);
+                    }
                     (arms[i].body)(m)
                 }
                 None => Err(m.match_failure(pos)),
@@ -255,13 +285,12 @@ impl Lower {
                 body: self.code(a.body, tail),
             })
             .collect();
-        let site = self.site();
         ev(move |m| {
             let values = eval_all(m, &components)?;
             for (&slot, v) in slots.iter().zip(values) {
                 m.set_local(slot, v);
             }
-            for (i, arm) in arms.iter().enumerate() {
+            for arm in arms.iter() {
                 m.count(Counter::PatternMatch);
                 let matched = match &arm.pat {
                     TupleArmPat::Components(alternatives) => alternatives.iter().any(|alt| {
@@ -285,7 +314,6 @@ impl Lower {
                     }
                 };
                 if matched && guard(m, &arm.guard)? {
-                    m.branch_to_arm(site, i, arms.len());
                     return (arm.body)(m);
                 }
             }

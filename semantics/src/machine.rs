@@ -87,8 +87,8 @@ pub(crate) struct Machine<'p> {
     unwind: Option<Unwind>,
     /// Lowest stack address recursion may reach (the evaluation thread's stack grows down).
     stack_limit: usize,
-    /// The model of the processor's branch predictor (`BranchMiss`).
-    predictor: crate::branch::BranchPredictor,
+    /// The model of the processor's indirect-jump predictor (`JumpMiss`).
+    predictor: crate::branch::JumpPredictor,
 }
 
 #[inline(always)]
@@ -168,25 +168,11 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// A two-way branch native code takes at `site`.
+    /// A `match` at `site` jumped through its table to `arm`.
     #[inline(always)]
-    pub(crate) fn branch(&mut self, site: u32, taken: bool) {
-        if self.predictor.conditional(site, taken) {
-            self.count(Counter::BranchMiss);
-        }
-    }
-
-    /// The arm a `match` of `arms` arms at `site` chose: one test for two arms, a jump through
-    /// a table for more.
-    #[inline(always)]
-    pub(crate) fn branch_to_arm(&mut self, site: u32, arm: usize, arms: usize) {
-        let missed = if arms <= 2 {
-            self.predictor.conditional(site, arm == 0)
-        } else {
-            self.predictor.indirect(site, arm as u8)
-        };
-        if missed {
-            self.count(Counter::BranchMiss);
+    pub(crate) fn table_jump(&mut self, site: u32, arm: usize) {
+        if self.predictor.jump(site, arm as u8) {
+            self.count(Counter::JumpMiss);
         }
     }
 

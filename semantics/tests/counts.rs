@@ -1,7 +1,7 @@
 //! Exact construct counts, computed by hand from the counting rules (see the catalogue), for
 //! small programs that each isolate one rule. Every assertion compares the whole count map, so
 //! a construct counted by mistake fails the test as surely as one missed. What native code adds
-//! around calls and branches (`Spill`, `Frame`, `BranchMiss`) is left out of these maps and
+//! around calls and jumps (`Spill`, `Frame`, `JumpMiss`) is left out of these maps and
 //! pinned by `counts_calls.rs` and `counts_branches.rs`.
 
 mod common;
