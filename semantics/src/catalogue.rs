@@ -121,6 +121,26 @@ catalogue! {
         "once per `mod` whose divisor is an integer constant other than 0, ±1 and ±2^k" }
     PolyCompareStep { "compare", "one pair of values examined by the runtime's structural comparison — one iteration of `do_compare_val`'s loop (runtime/compare.c, OCaml 4.13): two immediates, or the tags and sizes of two blocks, two boxed floats or a `memcmp` of two strings. PolyCompare is the C call; this is its walk, which grows with the values compared",
         "once per pair of values the runtime examines, the root pair included: a pair of blocks with equal tags and sizes goes on to their fields, pair by pair, left to right (a list cell's head, then its tail), depth first; the walk stops at the first pair that differs (two different immediates, an immediate and a block, different tags or sizes, floats or strings). `compare` does not descend into two physically equal values; `=`, `<>`, `<`, … do (compare.c's `total` flag), except for strings. A string pair is one step whatever its length" }
+    ForIter { "loops", "one iteration of a `for` loop — after the body, ocamlopt copies the counter, adds 2 (a tagged 1) and compares the old value with the bound (Cmmgen's `Ufor`): a move, an add, a compare and a branch back; the entry test before the first iteration is an ordinary compare (IntCondGT for `to`, IntCondLT for `downto`)",
+        "once per execution of a `for` loop's body; once per `for` evaluated also IntCondGT (`to`) or IntCondLT (`downto`), the test that skips an empty loop; the bounds are evaluated once, the lower first" }
+    WhileIter { "loops", "one iteration of a `while` loop — the jump back to the test; the test's own compare and branch are its condition's constructs",
+        "once per execution of a `while` loop's body (the condition is counted each time it runs, by what it computes)" }
+    ArrayGet { "arrays", "reading `a.(i)` — ocamlopt 4.13 loads the header, compares the index with the length (one `cmp` and a `jbe` to `caml_ml_array_bound_error`) and loads the element; on a `float array` the double is loaded unboxed (boxed only where it escapes: FloatBox)",
+        "once per `a.(i)` or `Array.get a i` evaluated on an int, pointer or float array (an index out of bounds raises Invalid_argument \"index out of bounds\" after counting it)" }
+    ArraySet { "arrays", "writing `a.(i) <- v` — the same bounds check, then one store (an unboxed double in a `float array`); a pointer array's store is a call to `caml_modify` instead, counted as CamlModify besides",
+        "once per `a.(i) <- v` or `Array.set a i v` evaluated, except when `a` and `i` are variables and `v` reads `a.(i)` with nothing that stores, calls or allocates (`h.(b) <- h.(b) + 1`): ocamlopt's CSE then reuses the read's header load and bounds check, and the store counts FieldSet (or CamlModify) alone" }
+    ArrayLength { "arrays", "`Array.length a` — a header load and a shift, no call",
+        "once per `Array.length a` evaluated" }
+    ArrayMake { "arrays", "`Array.make n x` — a call into the runtime's `caml_make_vect` (C), which allocates the block (in the major heap directly beyond 256 words) and fills it; this is the call, ArrayMakeWord the filling",
+        "once per `Array.make` evaluated" }
+    ArrayMakeWord { "arrays", "one element filled by `caml_make_vect` — the C loop's store per word, the part of `Array.make` that grows with n",
+        "n per `Array.make n x` evaluated" }
+    FieldSet { "records", "a store into a mutable record field or a reference that cannot hold a pointer (`r.f <- v` at an immediate type or into a float record, `r := v` on an `int ref` that is a real block): one `mov`",
+        "once per `r.f <- v` or `r := v` whose value has an immediate type (int, char, bool, unit, constant-only variants), or into a record of floats, and once per array store whose bounds check CSE shared (see ArraySet); a reference that ocamlopt turned into a variable counts nothing for `:=`" }
+    CamlModify { "records", "the write barrier: storing a value that may be a pointer into a mutable block calls `caml_modify` (runtime/memory.c), which records old-to-young pointers — a call, far costlier than a store",
+        "once per `r.f <- v`, `r := v` or `a.(i) <- v` whose value's type is not immediate and not a float stored flat (lists, records, strings, boxed floats in a polymorphic or non-float record, type variables)" }
+    AddToField { "records", "adding a constant to an int field in place — `incr r` and `decr r` on a reference that stays a block (`Poffsetref`), and `r := !r + c`, `r.f <- r.f + c` on one variable, which ocamlopt's amd64 instruction selection turns into one `add` to memory (`Ioffset_loc`): no load, no separate store",
+        "once per `incr r` / `decr r` on a real reference (one that escapes into a function, a data structure or a call), and once per `r := !r ± c` or `r.f <- r.f ± c` whose block is the same variable on both sides and `c` an integer literal (nothing else is counted for it: no field read, addition or FieldSet); on a reference ocamlopt turned into a variable, `incr`/`decr` are IntAdd / IntSub" }
 }
 
 /// Every construct, in a fixed order (the paper's first, then the additions).

@@ -36,10 +36,13 @@
 //! `&&`, `||`, `|>`, `@@`, `@`, operator sections such as `( + )`; the Stdlib values `fst`,
 //! `snd`, `not`, `raise`, `failwith`, `invalid_arg`, `ignore`, `compare`, `float_of_int`,
 //! `int_of_float`, `succ`, `pred`, `max_int`, `min_int`, and the predefined exceptions
-//! (`Not_found`, `Failure`, `Invalid_argument`, `Exit`, …). Strings and characters exist as
-//! literals. Attributes (`[@inline never]`) are accepted and ignored. Anything else (modules,
-//! records, arrays, references, loops, labels, objects) is refused with an error that names
-//! the construct and its line and column.
+//! (`Not_found`, `Failure`, `Invalid_argument`, `Exit`, …). Records (`type t = { mutable a :
+//! int; … }`, literals, `r.f`, `r.f <- v`, `{ r with … }`, record patterns), references
+//! (`ref`, `!`, `:=`, `incr`, `decr`, `.contents`), `for … to/downto … do … done`, `while … do …
+//! done`, arrays (`[| … |]`, `a.(i)`, `a.(i) <- v`, `Array.make`, `Array.length`, `Array.get`,
+//! `Array.set`). Strings and characters exist as literals. Attributes (`[@inline never]`) are
+//! accepted and ignored. Anything else (other modules, string indexing, labels, objects) is
+//! refused with an error that names the construct and its line and column.
 //!
 //! ## Counting choices
 //! The catalogue states each rule; the choices that are not obvious, and why:
@@ -92,7 +95,26 @@
 //!   the exception block they build); each `try` counts `TryWith`; a caught exception counts
 //!   `PatternMatch` per handler arm tried.
 //! - **Floats are boxed where ocamlopt boxes them**: a new float passed, returned or stored
-//!   counts `FloatBox` (see `boxing.rs`); arithmetic inside one expression stays unboxed.
+//!   counts `FloatBox` (see `boxing.rs`); arithmetic inside one expression stays unboxed. A
+//!   read from a float array or a record of floats is a new (unboxed) float; a store into one
+//!   takes the double unboxed.
+//! - **Records and arrays are blocks like tuples.** Building a record, a reference (`ref e`)
+//!   or an array literal counts `TupleHead` + `TupleElem` per field (the same inline
+//!   allocation); reading a field or `!r` counts `TupleMatch`. A record whose fields are all
+//!   floats and a `float array` are flat blocks of doubles (1 + n words). Stores count
+//!   `FieldSet` (an immediate or a flat double) or `CamlModify` (a value that may be a
+//!   pointer: the write barrier); `a.(i)` and `a.(i) <- v` count `ArrayGet` / `ArraySet`, which
+//!   include the bounds check, as `Array.length` counts `ArrayLength`. `Array.make n x` is a C
+//!   call, `ArrayMake` + `ArrayMakeWord` × n; beyond 256 elements it allocates directly in the
+//!   major heap ([`Allocation::direct_major_words`]).
+//! - **A reference that does not escape is a variable** (Simplif's `eliminate_ref`): `let x =
+//!   ref e in …` where `x` is only read with `!`, set with `:=`, `incr`ed or `decr`ed, outside
+//!   any function, counts `LetData` once; `!x` and `x := v` are then free and `incr x` is an
+//!   `IntAdd`. A float one stays unboxed. `incr r` on a real reference, and `r := !r + c` /
+//!   `r.f <- r.f + c` on one variable, are one add to memory: `AddToField`.
+//! - **Loops.** A `for` loop counts its entry test (`IntCondGT` for `to`, `IntCondLT` for
+//!   `downto`) and `ForIter` per iteration; a `while` loop `WhileIter` per iteration, its
+//!   condition counted each time it runs.
 //! - **Allocation is counted, not fitted**: [`CountResult::allocation`] holds the exact words a
 //!   run allocates (ocamlopt's block layouts) and how long they live, from which
 //!   [`Allocation::promoted_words`] gives the expected promotion for any minor-heap size.
@@ -123,9 +145,10 @@
 //! `examples/count_speed.rs` measures one program.
 //!
 //! ## Layout
-//! `lexer` → `parser` (+ `parser_expr`, `parser_types`, `parser_pat`) → `tail` (tail-position
-//! tags) → `infer` (+ `infer_decl`, `types`) → `compile` (+ `compile_app`, `compile_pat`, `fv`:
-//! the AST to the IR) → `ir` → `lower` (+ `lower_data`: the IR lowered to closures) run by
+//! `lexer` → `parser` (+ `parser_expr`, `parser_types`, `parser_pat`, `parser_imperative`) →
+//! `tail` (tail-position tags) → `infer` (+ `infer_decl`, `infer_imperative`, `types`) →
+//! `compile` (+ `compile_app`, `compile_pat`, `compile_imperative`, `fv`: the AST to the IR) →
+//! `ir` → `lower` (+ `lower_data`, `lower_imperative`: the IR lowered to closures) run by
 //! `machine` (+ `machine_ops`, `value`), orchestrated by `program` on `worker` threads;
 //! `catalogue` is the list of constructs, `prims` the Stdlib primitives, `prelude` the Stdlib
 //! functions written in OCaml.
@@ -135,21 +158,25 @@ mod boxing;
 mod catalogue;
 mod compile;
 mod compile_app;
+mod compile_imperative;
 mod compile_pat;
 mod error;
 mod fv;
 mod heap;
 mod infer;
 mod infer_decl;
+mod infer_imperative;
 mod ir;
 mod lexer;
 mod liveness;
 mod lower;
 mod lower_data;
+mod lower_imperative;
 mod machine;
 mod machine_ops;
 mod parser;
 mod parser_expr;
+mod parser_imperative;
 mod parser_pat;
 mod parser_types;
 mod prelude;

@@ -136,6 +136,30 @@ fn walk(code: &mut Code, live: &mut Live) {
             live.extend(handler_live);
             walk(&mut t.body, live);
         }
+        Code::Imp(node) => unordered(node.args.iter_mut().collect(), live),
+        Code::Assign(slot, value) => {
+            live.remove(slot);
+            walk(value, live);
+        }
+        Code::For(f) => {
+            // The body runs again: what it reads stays live through it.
+            let mut inner = live.clone();
+            inner.extend(reads(&f.body));
+            walk(&mut f.body, &mut inner);
+            live.extend(inner);
+            live.remove(&f.slot);
+            unordered(vec![&mut f.from, &mut f.until], live);
+        }
+        Code::While(w) => {
+            let mut head = live.clone();
+            head.extend(reads(&w.0));
+            head.extend(reads(&w.1));
+            let mut body_live = head.clone();
+            walk(&mut w.1, &mut body_live);
+            head.extend(body_live);
+            walk(&mut w.0, &mut head);
+            live.extend(head);
+        }
     }
 }
 
@@ -260,6 +284,10 @@ fn collect_reads(code: &Code, slots: &mut Live) {
             .chain(m.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body])))),
         Code::Try(t) => all(&mut std::iter::once(&t.body)
             .chain(t.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body])))),
+        Code::Imp(node) => all(&mut node.args.iter()),
+        Code::Assign(_, value) => collect_reads(value, slots),
+        Code::For(f) => all(&mut [&f.from, &f.until, &f.body].into_iter()),
+        Code::While(w) => all(&mut [&w.0, &w.1].into_iter()),
     }
 }
 
@@ -283,5 +311,10 @@ fn pattern_slots(pat: &Pat, slots: &mut Live) {
             }
         }
         Pat::Any | Pat::Imm(_) | Pat::Float(_) | Pat::Str(_) => {}
+        Pat::Record(items) => {
+            for (_, item) in items.iter() {
+                pattern_slots(item, slots);
+            }
+        }
     }
 }

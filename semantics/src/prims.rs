@@ -27,6 +27,15 @@ pub(crate) enum Prim {
     MinInt,
     /// An infix operator used as a value: `( + )`, `( = )`, `( && )`.
     Section(BinOp),
+    Ref,
+    Deref,
+    Assign,
+    Incr,
+    Decr,
+    ArrayLength,
+    ArrayGet,
+    ArraySet,
+    ArrayMake,
 }
 
 pub(crate) struct PrimInfo {
@@ -145,6 +154,60 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
         prim: Prim::MinInt,
         signature: "int",
         arity: 0,
+    },
+    PrimInfo {
+        name: "ref",
+        prim: Prim::Ref,
+        signature: "'a -> 'a ref",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "!",
+        prim: Prim::Deref,
+        signature: "'a ref -> 'a",
+        arity: 1,
+    },
+    PrimInfo {
+        name: ":=",
+        prim: Prim::Assign,
+        signature: "'a ref -> 'a -> unit",
+        arity: 2,
+    },
+    PrimInfo {
+        name: "incr",
+        prim: Prim::Incr,
+        signature: "int ref -> unit",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "decr",
+        prim: Prim::Decr,
+        signature: "int ref -> unit",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "Array.length",
+        prim: Prim::ArrayLength,
+        signature: "'a array -> int",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "Array.get",
+        prim: Prim::ArrayGet,
+        signature: "'a array -> int -> 'a",
+        arity: 2,
+    },
+    PrimInfo {
+        name: "Array.set",
+        prim: Prim::ArraySet,
+        signature: "'a array -> int -> 'a -> unit",
+        arity: 3,
+    },
+    PrimInfo {
+        name: "Array.make",
+        prim: Prim::ArrayMake,
+        signature: "int -> 'a -> 'a array",
+        arity: 2,
     },
     section!("( + )", Add, "int -> int -> int"),
     section!("( - )", Sub, "int -> int -> int"),
