@@ -85,7 +85,14 @@ impl Compiler<'_> {
         }
         let Some(slot) = args.first().and_then(|a| self.ref_var(a)) else {
             // `r := !r + c` on a block: one add to memory.
-            if let (":=", [r @ Expr { kind: ExprKind::Var(x), .. }, v]) = (op.as_str(), args) {
+            if let (
+                ":=",
+                [r @ Expr {
+                    kind: ExprKind::Var(x),
+                    ..
+                }, v],
+            ) = (op.as_str(), args)
+            {
                 if self.kind(func.id) == ValueKind::Immediate {
                     if let Some(delta) = in_place_offset(x, "contents", v) {
                         let r = self.code(r)?;
@@ -96,12 +103,14 @@ impl Compiler<'_> {
             }
             return Ok(None);
         };
-        let step = |op| Code::Op2(Box::new(Op2Node {
-            op,
-            lhs: Code::Local(slot),
-            rhs: Code::Imm(1),
-            pos: func.pos,
-        }));
+        let step = |op| {
+            Code::Op2(Box::new(Op2Node {
+                op,
+                lhs: Code::Local(slot),
+                rhs: Code::Imm(1),
+                pos: func.pos,
+            }))
+        };
         Ok(Some(match (op.as_str(), args.len()) {
             ("!", 1) => Code::Local(slot),
             (":=", 2) => Code::Assign(slot, Box::new(self.code(&args[1])?)),
@@ -112,7 +121,11 @@ impl Compiler<'_> {
     }
 
     /// `let x = ref e in body` when Simplif makes `x` a mutable variable; `None` otherwise.
-    pub(crate) fn eliminated_ref(&mut self, bindings: &[Binding], body: &Expr) -> CResult<Option<Out>> {
+    pub(crate) fn eliminated_ref(
+        &mut self,
+        bindings: &[Binding],
+        body: &Expr,
+    ) -> CResult<Option<Out>> {
         let [Binding { pat, expr, .. }] = bindings else {
             return Ok(None);
         };
@@ -123,7 +136,10 @@ impl Compiler<'_> {
             return Ok(None);
         };
         let is_ref = matches!(&func.kind, ExprKind::Var(f) if f == "ref")
-            && matches!(self.lookup("ref").map(|e| &e.bound), Some(Bound::Prim(Prim::Ref)));
+            && matches!(
+                self.lookup("ref").map(|e| &e.bound),
+                Some(Bound::Prim(Prim::Ref))
+            );
         if !is_ref || args.len() != 1 || !only_ref_uses(name, body) {
             return Ok(None);
         }
@@ -147,17 +163,41 @@ impl Compiler<'_> {
     }
 
     /// The code of an imperative primitive applied to all its arguments.
-    pub(crate) fn imp_prim(&mut self, p: Prim, node: NodeId, mut args: Vec<Code>, pos: Pos) -> CResult<Code> {
+    pub(crate) fn imp_prim(
+        &mut self,
+        p: Prim,
+        node: NodeId,
+        mut args: Vec<Code>,
+        pos: Pos,
+    ) -> CResult<Code> {
         let mut arg = |i: usize| std::mem::replace(&mut args[i], Code::Imm(0));
         Ok(match p {
             Prim::Ref => self.imp(ImpOp::Make { flat: false }, vec![arg(0)], pos),
-            Prim::Deref => self.imp(ImpOp::GetField { index: 0, flat: false }, vec![arg(0)], pos),
+            Prim::Deref => self.imp(
+                ImpOp::GetField {
+                    index: 0,
+                    flat: false,
+                },
+                vec![arg(0)],
+                pos,
+            ),
             Prim::Assign => {
                 let store = self.store_kind(node);
-                self.imp(ImpOp::SetField { index: 0, store }, vec![arg(0), arg(1)], pos)
+                self.imp(
+                    ImpOp::SetField { index: 0, store },
+                    vec![arg(0), arg(1)],
+                    pos,
+                )
             }
             Prim::Incr => self.imp(ImpOp::AddToField { index: 0, delta: 1 }, vec![arg(0)], pos),
-            Prim::Decr => self.imp(ImpOp::AddToField { index: 0, delta: -1 }, vec![arg(0)], pos),
+            Prim::Decr => self.imp(
+                ImpOp::AddToField {
+                    index: 0,
+                    delta: -1,
+                },
+                vec![arg(0)],
+                pos,
+            ),
             Prim::ArrayLength => self.imp(ImpOp::ArrayLength, vec![arg(0)], pos),
             Prim::ArrayGet => {
                 let flat = self.array_flat(node, pos)?;
@@ -188,12 +228,17 @@ impl Compiler<'_> {
                 let info = record(self);
                 let mut outs: Vec<Option<Out>> = info.fields.iter().map(|_| None).collect();
                 for (name, value) in fields {
-                    let i = info.fields.iter().position(|f| &f.name == name).expect("typed");
+                    let i = info
+                        .fields
+                        .iter()
+                        .position(|f| &f.name == name)
+                        .expect("typed");
                     outs[i] = Some(self.expr(value)?);
                 }
                 let flat = info.flat_float;
                 let Some(base) = base else {
-                    let outs: Vec<Out> = outs.into_iter().map(|o| o.expect("every field")).collect();
+                    let outs: Vec<Out> =
+                        outs.into_iter().map(|o| o.expect("every field")).collect();
                     let mutable = info.fields.iter().any(|f| f.mutable);
                     if let (false, Some(fields)) = (mutable, all_const(&outs)) {
                         return Ok(Out::Const(StaticValue::Record { flat, fields }));
@@ -210,7 +255,10 @@ impl Compiler<'_> {
                     .map(|(i, o)| match o {
                         Some(o) => self.lower(o),
                         None => {
-                            let op = ImpOp::GetField { index: i as u32, flat };
+                            let op = ImpOp::GetField {
+                                index: i as u32,
+                                flat,
+                            };
                             self.imp(op, vec![Code::Local(slot)], e.pos)
                         }
                     })
@@ -228,16 +276,31 @@ impl Compiler<'_> {
                     return Ok(Out::Code(Code::Local(slot)));
                 }
                 let info = record(self);
-                let index = info.fields.iter().position(|f| &f.name == name).expect("typed") as u32;
+                let index = info
+                    .fields
+                    .iter()
+                    .position(|f| &f.name == name)
+                    .expect("typed") as u32;
                 let r = self.code(r)?;
-                self.imp(ImpOp::GetField { index, flat: info.flat_float }, vec![r], e.pos)
+                self.imp(
+                    ImpOp::GetField {
+                        index,
+                        flat: info.flat_float,
+                    },
+                    vec![r],
+                    e.pos,
+                )
             }
             ExprKind::SetField(r, name, v) => {
                 if let (Some(slot), "contents") = (self.ref_var(r), name.as_str()) {
                     return Ok(Out::Code(Code::Assign(slot, Box::new(self.code(v)?))));
                 }
                 let info = record(self);
-                let index = info.fields.iter().position(|f| &f.name == name).expect("typed") as u32;
+                let index = info
+                    .fields
+                    .iter()
+                    .position(|f| &f.name == name)
+                    .expect("typed") as u32;
                 let store = if info.flat_float {
                     StoreKind::Plain
                 } else {
@@ -257,10 +320,16 @@ impl Compiler<'_> {
             ExprKind::Array(items) => {
                 if items.is_empty() {
                     // `[||]` is the runtime's atom, whatever the element type.
-                    return Ok(Out::Const(StaticValue::Record { flat: false, fields: Vec::new() }));
+                    return Ok(Out::Const(StaticValue::Record {
+                        flat: false,
+                        fields: Vec::new(),
+                    }));
                 }
                 let flat = self.array_flat(e.id, e.pos)?;
-                let outs = items.iter().map(|i| self.expr(i)).collect::<CResult<Vec<_>>>()?;
+                let outs = items
+                    .iter()
+                    .map(|i| self.expr(i))
+                    .collect::<CResult<Vec<_>>>()?;
                 if outs.len() > 4 && all_const(&outs).is_some() {
                     return err(e.pos, "unsupported: a constant array literal of more than 4 elements (ocamlopt copies a static array with caml_obj_dup at run time)");
                 }
@@ -318,7 +387,8 @@ fn rereads_element(a: &Expr, i: &Expr, v: &Expr) -> bool {
         (ExprKind::Int(p), ExprKind::Int(q)) => p == q,
         _ => false,
     };
-    if !matches!(a.kind, ExprKind::Var(_)) || !matches!(i.kind, ExprKind::Var(_) | ExprKind::Int(_)) {
+    if !matches!(a.kind, ExprKind::Var(_)) || !matches!(i.kind, ExprKind::Var(_) | ExprKind::Int(_))
+    {
         return false;
     }
     fn pure(e: &Expr) -> bool {
@@ -338,7 +408,9 @@ fn rereads_element(a: &Expr, i: &Expr, v: &Expr) -> bool {
     fn reads(e: &Expr, hit: &dyn Fn(&Expr) -> bool) -> bool {
         hit(e)
             || match &e.kind {
-                ExprKind::BinOp(_, x, y) | ExprKind::ArrayGet(x, y) => reads(x, hit) || reads(y, hit),
+                ExprKind::BinOp(_, x, y) | ExprKind::ArrayGet(x, y) => {
+                    reads(x, hit) || reads(y, hit)
+                }
                 ExprKind::UnOp(_, x) | ExprKind::Field(x, _) => reads(x, hit),
                 _ => false,
             }
@@ -387,7 +459,8 @@ fn only_ref_uses(x: &str, body: &Expr) -> bool {
     let arms_ok = |arms: &[crate::ast::Arm]| {
         arms.iter().all(|a| {
             binds_x(&a.pat)
-                || (a.guard.as_ref().is_none_or(|g| only_ref_uses(x, g)) && only_ref_uses(x, &a.body))
+                || (a.guard.as_ref().is_none_or(|g| only_ref_uses(x, g))
+                    && only_ref_uses(x, &a.body))
         })
     };
     match &body.kind {
@@ -416,7 +489,8 @@ fn only_ref_uses(x: &str, body: &Expr) -> bool {
             if *rec_ && shadows {
                 return true;
             }
-            bindings.iter().all(|b| only_ref_uses(x, &b.expr)) && (shadows || only_ref_uses(x, body))
+            bindings.iter().all(|b| only_ref_uses(x, &b.expr))
+                && (shadows || only_ref_uses(x, body))
         }
         ExprKind::Match(s, arms) | ExprKind::Try(s, arms) => only_ref_uses(x, s) && arms_ok(arms),
         ExprKind::For {
@@ -425,7 +499,11 @@ fn only_ref_uses(x: &str, body: &Expr) -> bool {
             until,
             body,
             ..
-        } => only_ref_uses(x, from) && only_ref_uses(x, until) && (var == x || only_ref_uses(x, body)),
+        } => {
+            only_ref_uses(x, from)
+                && only_ref_uses(x, until)
+                && (var == x || only_ref_uses(x, body))
+        }
         _ => children(body).into_iter().all(|c| only_ref_uses(x, c)),
     }
 }
@@ -445,7 +523,9 @@ fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::UnOp(_, a)
         | ExprKind::Annot(a, _)
         | ExprKind::Field(a, _) => vec![&**a],
-        ExprKind::Tuple(items) | ExprKind::List(items) | ExprKind::Array(items) => items.iter().collect(),
+        ExprKind::Tuple(items) | ExprKind::List(items) | ExprKind::Array(items) => {
+            items.iter().collect()
+        }
         ExprKind::Cons(a, b)
         | ExprKind::BinOp(_, a, b)
         | ExprKind::Seq(a, b)

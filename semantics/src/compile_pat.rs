@@ -124,7 +124,10 @@ impl Compiler<'_> {
                 let indices: Vec<u32> = fields
                     .iter()
                     .map(|(name, _)| {
-                        info.fields.iter().position(|f| &f.name == name).expect("typed") as u32
+                        info.fields
+                            .iter()
+                            .position(|f| &f.name == name)
+                            .expect("typed") as u32
                     })
                     .collect();
                 let mut pats = Vec::new();

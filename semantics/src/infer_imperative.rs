@@ -46,7 +46,12 @@ impl Checker {
     }
 
     /// Declares the fields of record type `c` (already named, so that fields may refer to it).
-    pub(crate) fn record_decl(&mut self, c: TyCon, d: &TypeDecl, fields: &[FieldDecl]) -> TResult<()> {
+    pub(crate) fn record_decl(
+        &mut self,
+        c: TyCon,
+        d: &TypeDecl,
+        fields: &[FieldDecl],
+    ) -> TResult<()> {
         let mut params = HashMap::new();
         let mut param_tys = Vec::new();
         for p in &d.params {
@@ -60,14 +65,20 @@ impl Checker {
         let mut infos = Vec::new();
         for f in fields {
             if infos.iter().any(|i: &FieldInfo| i.name == f.name) {
-                return err(f.pos, format!("the field {} is defined several times", f.name));
+                return err(
+                    f.pos,
+                    format!("the field {} is defined several times", f.name),
+                );
             }
             let mut vars = params.clone();
             let ty = self.convert_type(&f.ty, &mut vars, GENERIC)?;
             if vars.len() != params.len() {
                 return err(
                     f.pos,
-                    format!("the field {} uses a type variable that is not a parameter of {}", f.name, d.name),
+                    format!(
+                        "the field {} uses a type variable that is not a parameter of {}",
+                        f.name, d.name
+                    ),
                 );
             }
             infos.push(FieldInfo {
@@ -136,7 +147,11 @@ impl Checker {
             .iter()
             .map(|f| self.t.instantiate_with(f.ty, self.level, &mut map))
             .collect();
-        let index = info.fields.iter().position(|f| f.name == field).expect("declared");
+        let index = info
+            .fields
+            .iter()
+            .position(|f| f.name == field)
+            .expect("declared");
         Ok((c, record, tys, index))
     }
 
@@ -154,10 +169,18 @@ impl Checker {
                 let mut seen = Vec::new();
                 for (name, value) in fields {
                     let Some(i) = declared.iter().position(|f| &f.name == name) else {
-                        return err(value.pos, format!("the field {name} does not belong to the record type of {first}"));
+                        return err(
+                            value.pos,
+                            format!(
+                                "the field {name} does not belong to the record type of {first}"
+                            ),
+                        );
                     };
                     if seen.contains(&i) {
-                        return err(value.pos, format!("the field {name} is defined several times"));
+                        return err(
+                            value.pos,
+                            format!("the field {name} is defined several times"),
+                        );
                     }
                     seen.push(i);
                     self.check(value, tys[i])?;
@@ -171,7 +194,10 @@ impl Checker {
                             .filter(|(i, _)| !seen.contains(i))
                             .map(|(_, f)| f.name.as_str())
                             .collect();
-                        return err(e.pos, format!("some record fields are undefined: {}", missing.join(" ")));
+                        return err(
+                            e.pos,
+                            format!("some record fields are undefined: {}", missing.join(" ")),
+                        );
                     }
                     None => {}
                 }
@@ -259,7 +285,10 @@ impl Checker {
         let mut own = Vec::new();
         for (name, sub) in fields {
             let Some(i) = declared.iter().position(|f| &f.name == name) else {
-                return err(sub.pos, format!("the field {name} does not belong to the record type of {first}"));
+                return err(
+                    sub.pos,
+                    format!("the field {name} does not belong to the record type of {first}"),
+                );
             };
             self.pattern(sub, tys[i], &mut own)?;
         }

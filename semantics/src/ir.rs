@@ -27,7 +27,10 @@ pub(crate) enum StaticValue {
     Exn(u32),
     /// A record without mutable fields built from constants, or the empty array (a block of
     /// no fields); `flat`: a record of floats.
-    Record { flat: bool, fields: Vec<StaticValue> },
+    Record {
+        flat: bool,
+        fields: Vec<StaticValue>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,18 +237,34 @@ pub(crate) struct ImpNode {
 pub(crate) enum ImpOp {
     /// A record, a reference or an array literal from its fields: `TupleHead` + `TupleElem`
     /// per field; `flat`: a flat block of doubles (a float record or float array).
-    Make { flat: bool },
+    Make {
+        flat: bool,
+    },
     /// Field `index` of a record or reference: `TupleMatch`; `flat`: an unboxed double.
-    GetField { index: u32, flat: bool },
+    GetField {
+        index: u32,
+        flat: bool,
+    },
     /// `r.f <- v`, `r := v` (operands: the block, the value).
-    SetField { index: u32, store: StoreKind },
+    SetField {
+        index: u32,
+        store: StoreKind,
+    },
     /// Adds `delta` to the int in field `index` in place: `incr r`, `r.f <- r.f + c`.
-    AddToField { index: u32, delta: i64 },
+    AddToField {
+        index: u32,
+        delta: i64,
+    },
     /// `a.(i)` (operands: the array, the index); `flat`: a float array.
-    ArrayGet { flat: bool },
+    ArrayGet {
+        flat: bool,
+    },
     /// `a.(i) <- v` (operands: the array, the index, the value); `checked: false` when the
     /// value has just read `a.(i)`, whose bounds check ocamlopt's CSE reuses.
-    ArraySet { store: StoreKind, checked: bool },
+    ArraySet {
+        store: StoreKind,
+        checked: bool,
+    },
     ArrayLength,
     /// `Array.make n x` (operands: n, x).
     ArrayMake,

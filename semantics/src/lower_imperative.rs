@@ -20,7 +20,11 @@ fn block(v: &Value) -> &MutBlock {
 }
 
 #[cold]
-fn invalid_argument(m: &mut Machine<'_>, message: &str, pos: crate::ast::Pos) -> crate::machine::Thrown {
+fn invalid_argument(
+    m: &mut Machine<'_>,
+    message: &str,
+    pos: crate::ast::Pos,
+) -> crate::machine::Thrown {
     let msg = Value::Str(Rc::new(message.to_string()));
     m.raise(EXN_INVALID_ARGUMENT, vec![msg], pos)
 }
@@ -62,8 +66,16 @@ impl Lower {
                     down,
                     body,
                 } = *f;
-                let (from, until, body) = (self.operand(from), self.operand(until), self.code(body, false));
-                let entry = if down { Counter::IntCondLT } else { Counter::IntCondGT };
+                let (from, until, body) = (
+                    self.operand(from),
+                    self.operand(until),
+                    self.code(body, false),
+                );
+                let entry = if down {
+                    Counter::IntCondLT
+                } else {
+                    Counter::IntCondGT
+                };
                 let step: i64 = if down { -1 } else { 1 };
                 ev(move |m| {
                     let lo = from.int(m)?;
@@ -104,7 +116,11 @@ impl Lower {
         if let ImpOp::Make { flat } = op {
             return self.make(flat, args);
         }
-        let mut args: Vec<Operand> = args.into_vec().into_iter().map(|a| self.operand(a)).collect();
+        let mut args: Vec<Operand> = args
+            .into_vec()
+            .into_iter()
+            .map(|a| self.operand(a))
+            .collect();
         let mut take = || args.remove(0);
         match op {
             ImpOp::Make { .. } => unreachable!("built above"),
@@ -127,7 +143,8 @@ impl Lower {
                     let v = v.get(m)?;
                     let r = r.get(m)?;
                     m.count(counter);
-                    let old = std::mem::replace(&mut block(&r).fields.borrow_mut()[index as usize], v);
+                    let old =
+                        std::mem::replace(&mut block(&r).fields.borrow_mut()[index as usize], v);
                     old.release();
                     Ok(UNIT)
                 })

@@ -96,13 +96,12 @@ impl Parser<'_> {
         let kind = match lhs.kind {
             ExprKind::Field(r, f) => ExprKind::SetField(r, f, Box::new(rhs)),
             ExprKind::ArrayGet(a, i) => ExprKind::ArraySet(a, i, Box::new(rhs)),
-            _ => {
-                return Err(crate::parser::ParseError::Syntax {
-                    pos,
-                    message: "`<-` assigns a record field (`r.f <- v`) or an array element (`a.(i) <- v`)"
+            _ => return Err(crate::parser::ParseError::Syntax {
+                pos,
+                message:
+                    "`<-` assigns a record field (`r.f <- v`) or an array element (`a.(i) <- v`)"
                         .into(),
-                })
-            }
+            }),
         };
         Ok(self.node(start, kind))
     }

@@ -135,12 +135,16 @@ let run n =
     assert_eq!(r.counts["ArrayGet"], 1);
     assert_eq!(r.counts["TupleHead"], 1);
     assert_eq!(r.counts["TupleElem"], 2);
-    let uncaught = Program::from_source("t.ml", "let input n = n\nlet run n = (Array.make n 0).(n)")
-        .unwrap()
-        .count(3)
-        .unwrap_err()
-        .to_string();
-    assert!(uncaught.contains("Invalid_argument(\"index out of bounds\")"), "{uncaught}");
+    let uncaught =
+        Program::from_source("t.ml", "let input n = n\nlet run n = (Array.make n 0).(n)")
+            .unwrap()
+            .count(3)
+            .unwrap_err()
+            .to_string();
+    assert!(
+        uncaught.contains("Invalid_argument(\"index out of bounds\")"),
+        "{uncaught}"
+    );
     assert!(uncaught.contains("t.ml:2:"), "{uncaught}");
 }
 
