@@ -226,3 +226,46 @@ let run r = match r with { b = 2; _ } -> f r | _ -> 0";
     assert_eq!(r.counts, want);
     assert_eq!(r.digest, digest_of("10"));
 }
+
+#[test]
+fn in_place_updates_count_what_amd64_selection_and_cse_leave() {
+    // `c.hits <- c.hits + 2` and `r := !r - 1` are one add to memory each (Ioffset_loc);
+    // `h.(b) <- h.(b) + 1` checks its bounds once: the store reuses the read's check.
+    let source = "
+type c = { mutable hits : int; name : int }
+let input n = (n, ref 10, { hits = 0; name = 1 }, Array.make 4 0)
+let run (n, r, c, h) =
+  c.hits <- 0;
+  for i = 1 to n do
+    c.hits <- c.hits + 2;
+    r := !r - 1;
+    let b = i land 3 in
+    h.(b) <- h.(b) + 1
+  done;
+  (c.hits, h.(0))";
+    let r = result(source, 8);
+    let want = expect(&[
+        ("Base", 1),
+        ("TupleMatch", 5),
+        ("FieldSet", 1 + 8),
+        ("IntCondGT", 1),
+        ("ForIter", 8),
+        ("AddToField", 16),
+        ("LetData", 8),
+        ("IntLand", 8),
+        ("ArrayGet", 8 + 1),
+        ("IntAdd", 8),
+        ("TupleHead", 1),
+        ("TupleElem", 2),
+    ]);
+    assert_eq!(r.counts, want);
+    assert_eq!(r.digest, digest_of("(16, 2)"));
+    // With a call in the value, the store checks its bounds again.
+    let called = "
+let[@inline never] succ_of x = x + 1
+let input n = Array.make 4 n
+let run (h : int array) = h.(1) <- succ_of h.(1); h.(1)";
+    let r = result(called, 5);
+    assert_eq!(r.counts["ArraySet"], 1);
+    assert_eq!(r.counts.get("FieldSet"), None);
+}
