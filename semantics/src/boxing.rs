@@ -67,7 +67,7 @@ impl Boxing {
             Code::Try(t) => self.fresh(&t.body) || t.arms.iter().any(|a| self.fresh(&a.body)),
             Code::Imp(node) => matches!(
                 node.op,
-                ImpOp::GetField { flat: true, .. } | ImpOp::ArrayGet { flat: true }
+                ImpOp::GetField { flat: true, .. } | ImpOp::ArrayGet { flat: true, .. }
             ),
             _ => false,
         }

@@ -126,9 +126,9 @@ catalogue! {
     WhileIter { "loops", "one iteration of a `while` loop — the jump back to the test; the test's own compare and branch are its condition's constructs",
         "once per execution of a `while` loop's body (the condition is counted each time it runs, by what it computes)" }
     ArrayGet { "arrays", "reading `a.(i)` — ocamlopt 4.13 loads the header, compares the index with the length (one `cmp` and a `jbe` to `caml_ml_array_bound_error`) and loads the element; on a `float array` the double is loaded unboxed (boxed only where it escapes: FloatBox)",
-        "once per `a.(i)` or `Array.get a i` evaluated on an int, pointer or float array (an index out of bounds raises Invalid_argument \"index out of bounds\" after counting it)" }
+        "once per `a.(i)` or `Array.get a i` evaluated on an int, pointer or float array (an index out of bounds raises Invalid_argument \"index out of bounds\" after counting it); `Array.unsafe_get`, the load alone, counts TupleMatch" }
     ArraySet { "arrays", "writing `a.(i) <- v` — the same bounds check, then one store (an unboxed double in a `float array`); a pointer array's store is a call to `caml_modify` instead, counted as CamlModify besides",
-        "once per `a.(i) <- v` or `Array.set a i v` evaluated, except when `a` and `i` are variables and `v` reads `a.(i)` with nothing that stores, calls or allocates (`h.(b) <- h.(b) + 1`): ocamlopt's CSE then reuses the read's header load and bounds check, and the store counts FieldSet (or CamlModify) alone" }
+        "once per `a.(i) <- v` or `Array.set a i v` evaluated, except when `a` and `i` are variables and `v` reads `a.(i)` with nothing that stores, calls or allocates (`h.(b) <- h.(b) + 1`): ocamlopt's CSE then reuses the read's header load and bounds check, and the store counts FieldSet (or CamlModify) alone, as `Array.unsafe_set` does" }
     ArrayLength { "arrays", "`Array.length a` — a header load and a shift, no call",
         "once per `Array.length a` evaluated" }
     ArrayMake { "arrays", "`Array.make n x` — a call into the runtime's `caml_make_vect` (C), which allocates the block (in the major heap directly beyond 256 words) and fills it; this is the call, ArrayMakeWord the filling",

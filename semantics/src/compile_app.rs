@@ -111,7 +111,9 @@ impl Compiler<'_> {
             | Prim::ArrayLength
             | Prim::ArrayGet
             | Prim::ArraySet
-            | Prim::ArrayMake => return self.imp_prim(p, node, args, pos),
+            | Prim::ArrayMake
+            | Prim::ArrayUnsafeGet
+            | Prim::ArrayUnsafeSet => return self.imp_prim(p, node, args, pos),
         })
     }
 

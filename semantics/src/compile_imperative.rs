@@ -201,7 +201,11 @@ impl Compiler<'_> {
             Prim::ArrayLength => self.imp(ImpOp::ArrayLength, vec![arg(0)], pos),
             Prim::ArrayGet => {
                 let flat = self.array_flat(node, pos)?;
-                self.imp(ImpOp::ArrayGet { flat }, vec![arg(0), arg(1)], pos)
+                let op = ImpOp::ArrayGet {
+                    flat,
+                    checked: true,
+                };
+                self.imp(op, vec![arg(0), arg(1)], pos)
             }
             Prim::ArraySet => {
                 self.array_flat(node, pos)?;
@@ -213,6 +217,24 @@ impl Compiler<'_> {
                 self.imp(op, vec![arg(0), arg(1), arg(2)], pos)
             }
             Prim::ArrayMake => self.imp(ImpOp::ArrayMake, vec![arg(0), arg(1)], pos),
+            // No bounds check: a load, or a store, alone.
+            Prim::ArrayUnsafeGet => {
+                let flat = self.array_flat(node, pos)?;
+                let op = ImpOp::ArrayGet {
+                    flat,
+                    checked: false,
+                };
+                self.imp(op, vec![arg(0), arg(1)], pos)
+            }
+            Prim::ArrayUnsafeSet => {
+                self.array_flat(node, pos)?;
+                let store = self.store_kind(node);
+                let op = ImpOp::ArraySet {
+                    store,
+                    checked: false,
+                };
+                self.imp(op, vec![arg(0), arg(1), arg(2)], pos)
+            }
             other => unreachable!("{other:?} is not an imperative primitive"),
         })
     }
@@ -339,7 +361,11 @@ impl Compiler<'_> {
             ExprKind::ArrayGet(a, i) => {
                 let flat = self.array_flat(e.id, e.pos)?;
                 let (a, i) = (self.code(a)?, self.code(i)?);
-                self.imp(ImpOp::ArrayGet { flat }, vec![a, i], e.pos)
+                let op = ImpOp::ArrayGet {
+                    flat,
+                    checked: true,
+                };
+                self.imp(op, vec![a, i], e.pos)
             }
             ExprKind::ArraySet(a, i, v) => {
                 self.array_flat(e.id, e.pos)?;

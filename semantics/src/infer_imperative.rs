@@ -21,6 +21,8 @@ const KIND_DIRECTED: &[&str] = &[
     "Array.get",
     "Array.set",
     "Array.make",
+    "Array.unsafe_get",
+    "Array.unsafe_set",
 ];
 
 impl Checker {

@@ -255,9 +255,11 @@ pub(crate) enum ImpOp {
         index: u32,
         delta: i64,
     },
-    /// `a.(i)` (operands: the array, the index); `flat`: a float array.
+    /// `a.(i)` (operands: the array, the index); `flat`: a float array; `checked: false` for
+    /// `Array.unsafe_get`, a load alone.
     ArrayGet {
         flat: bool,
+        checked: bool,
     },
     /// `a.(i) <- v` (operands: the array, the index, the value); `checked: false` when the
     /// value has just read `a.(i)`, whose bounds check ocamlopt's CSE reuses.

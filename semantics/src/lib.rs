@@ -40,7 +40,7 @@
 //! int; … }`, literals, `r.f`, `r.f <- v`, `{ r with … }`, record patterns), references
 //! (`ref`, `!`, `:=`, `incr`, `decr`, `.contents`), `for … to/downto … do … done`, `while … do …
 //! done`, arrays (`[| … |]`, `a.(i)`, `a.(i) <- v`, `Array.make`, `Array.length`, `Array.get`,
-//! `Array.set`). Strings and characters exist as literals. Attributes (`[@inline never]`) are
+//! `Array.set`, `Array.unsafe_get`, `Array.unsafe_set`). Strings and characters exist as literals. Attributes (`[@inline never]`) are
 //! accepted and ignored. Anything else (other modules, string indexing, labels, objects) is
 //! refused with an error that names the construct and its line and column.
 //!

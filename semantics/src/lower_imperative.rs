@@ -160,12 +160,18 @@ impl Lower {
                     Ok(UNIT)
                 })
             }
-            ImpOp::ArrayGet { .. } => {
+            ImpOp::ArrayGet { checked, .. } => {
                 let (a, i) = (take(), take());
+                // `Array.unsafe_get` is the element load alone, as a field read.
+                let counter = if checked {
+                    Counter::ArrayGet
+                } else {
+                    Counter::TupleMatch
+                };
                 ev(move |m| {
                     let i = i.int(m)?;
                     let a = a.get(m)?;
-                    m.count(Counter::ArrayGet);
+                    m.count(counter);
                     let b = block(&a);
                     let i = index(m, b, i, pos)?;
                     let v = b.fields.borrow()[i].clone();
@@ -182,7 +188,8 @@ impl Lower {
                         m.count(Counter::ArraySet);
                         barrier(m, store);
                     } else {
-                        // The bounds check was the value's own `a.(i)`: only the store is left.
+                        // No bounds check (the value's own `a.(i)` made it, or `unsafe_set`):
+                        // only the store is left.
                         m.count(match store {
                             StoreKind::Plain => Counter::FieldSet,
                             StoreKind::Barrier => Counter::CamlModify,

@@ -7,7 +7,8 @@ use crate::lexer::{Kw, Tok};
 use crate::parser::{PResult, Parser};
 
 /// The `Array` functions the subset knows (the interpreter's primitives of the same name).
-pub(crate) const ARRAY_FUNCTIONS: &[&str] = &["length", "make", "get", "set"];
+pub(crate) const ARRAY_FUNCTIONS: &[&str] =
+    &["length", "make", "get", "set", "unsafe_get", "unsafe_set"];
 
 impl Parser<'_> {
     fn node(&mut self, pos: Pos, kind: ExprKind) -> Expr {

@@ -36,6 +36,8 @@ pub(crate) enum Prim {
     ArrayGet,
     ArraySet,
     ArrayMake,
+    ArrayUnsafeGet,
+    ArrayUnsafeSet,
 }
 
 pub(crate) struct PrimInfo {
@@ -200,6 +202,18 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
     PrimInfo {
         name: "Array.set",
         prim: Prim::ArraySet,
+        signature: "'a array -> int -> 'a -> unit",
+        arity: 3,
+    },
+    PrimInfo {
+        name: "Array.unsafe_get",
+        prim: Prim::ArrayUnsafeGet,
+        signature: "'a array -> int -> 'a",
+        arity: 2,
+    },
+    PrimInfo {
+        name: "Array.unsafe_set",
+        prim: Prim::ArrayUnsafeSet,
         signature: "'a array -> int -> 'a -> unit",
         arity: 3,
     },

@@ -269,3 +269,19 @@ let run (h : int array) = h.(1) <- succ_of h.(1); h.(1)";
     assert_eq!(r.counts["ArraySet"], 1);
     assert_eq!(r.counts.get("FieldSet"), None);
 }
+
+#[test]
+fn unsafe_accesses_are_the_load_or_the_store_alone() {
+    let source = "
+let input n = Array.make 3 n
+let run (a : int array) = Array.unsafe_set a 1 (Array.unsafe_get a 0 + 1); Array.unsafe_get a 1";
+    let r = result(source, 4);
+    let want = expect(&[
+        ("Base", 1),
+        ("TupleMatch", 2),
+        ("IntAdd", 1),
+        ("FieldSet", 1),
+    ]);
+    assert_eq!(r.counts, want);
+    assert_eq!(r.digest, digest_of("5"));
+}

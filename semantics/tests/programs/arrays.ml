@@ -15,4 +15,5 @@ let run n =
   let lit = [| n; n + 1; 2 |] in
   lit.(2) <- Array.get lit 0 + 5;
   Array.set lit 1 7;
+  Array.unsafe_set lit 0 (Array.unsafe_get lit 2 * 3);
   (!s, f, l, oob, lit, [||], [| 1.5; float_of_int n |])
