@@ -29,6 +29,18 @@ const PROGRAMS: &[(&str, &str, i64)] = &[
          let run l = fold_left (fun a b -> a + b) 0 (map (fun x -> x * 2) l)",
         100_000,
     ),
+    (
+        "array_loop",
+        "let input n = Array.make n 3
+         let run (a : int array) =
+           let s = ref 0 in
+           for i = 0 to Array.length a - 1 do
+             s := !s + a.(i);
+             a.(i) <- !s land 7
+           done;
+           !s",
+        200_000,
+    ),
 ];
 
 fn interp(c: &mut Criterion) {

@@ -113,6 +113,27 @@ pub(crate) enum ExprKind {
     Match(Box<Expr>, Vec<Arm>),
     Try(Box<Expr>, Vec<Arm>),
     Annot(Box<Expr>, TypeExpr),
+    /// `{ f1 = e1; …; fn = en }`, or `{ e with f = … }` when the second part is present.
+    Record(Vec<(String, Expr)>, Option<Box<Expr>>),
+    /// `e.f`.
+    Field(Box<Expr>, String),
+    /// `e1.f <- e2`.
+    SetField(Box<Expr>, String, Box<Expr>),
+    /// `[| e1; …; en |]`.
+    Array(Vec<Expr>),
+    /// `a.(i)`.
+    ArrayGet(Box<Expr>, Box<Expr>),
+    /// `a.(i) <- v`.
+    ArraySet(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `for var = from to/downto until do body done`.
+    For {
+        var: String,
+        from: Box<Expr>,
+        until: Box<Expr>,
+        down: bool,
+        body: Box<Expr>,
+    },
+    While(Box<Expr>, Box<Expr>),
 }
 
 #[derive(Debug, Clone)]
@@ -154,6 +175,8 @@ pub(crate) enum PatKind {
     Or(Box<Pattern>, Box<Pattern>),
     As(Box<Pattern>, String),
     Annot(Box<Pattern>, TypeExpr),
+    /// `{ f1 = p1; …; fk = pk; _ }`: the fields named (the others are not read).
+    Record(Vec<(String, Pattern)>),
 }
 
 #[derive(Debug, Clone)]
@@ -184,6 +207,15 @@ pub(crate) struct TypeDecl {
 pub(crate) enum TypeDeclBody {
     Variant(Vec<ConstrDecl>),
     Alias(TypeExpr),
+    Record(Vec<FieldDecl>),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct FieldDecl {
+    pub name: String,
+    pub mutable: bool,
+    pub ty: TypeExpr,
+    pub pos: Pos,
 }
 
 #[derive(Debug, Clone)]

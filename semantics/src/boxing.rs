@@ -65,6 +65,10 @@ impl Boxing {
             Code::Match(m) => m.arms.iter().any(|a| self.fresh(&a.body)),
             Code::MatchTuple(m) => m.arms.iter().any(|a| self.fresh(&a.body)),
             Code::Try(t) => self.fresh(&t.body) || t.arms.iter().any(|a| self.fresh(&a.body)),
+            Code::Imp(node) => matches!(
+                node.op,
+                ImpOp::GetField { flat: true, .. } | ImpOp::ArrayGet { flat: true, .. }
+            ),
             _ => false,
         }
     }
@@ -112,7 +116,7 @@ impl Boxing {
             Code::Let(mut l) => {
                 let value = std::mem::replace(&mut l.value, Code::Imm(0));
                 l.value = match l.binder {
-                    Binder::Slot(slot) if self.fresh(&value) => {
+                    Binder::Slot(slot) if l.float_var || self.fresh(&value) => {
                         let value = self.walk_unboxed(value);
                         self.unboxed.insert(slot);
                         value
@@ -205,6 +209,32 @@ impl Boxing {
                 Code::Try(t)
             }
             Code::Raise(e, pos) => Code::Raise(Box::new(self.walk_box(*e)), pos),
+            Code::Imp(mut node) => {
+                for (i, arg) in node.args.iter_mut().enumerate() {
+                    let a = std::mem::replace(arg, Code::Imm(0));
+                    *arg = self.walk(a, imp_operand_context(node.op, i));
+                }
+                self.leaf(Code::Imp(node), context)
+            }
+            Code::Assign(slot, value) => {
+                let inner = if self.unboxed.contains(&slot) {
+                    Context::Unboxed
+                } else {
+                    Context::Boxed
+                };
+                Code::Assign(slot, Box::new(self.walk(*value, inner)))
+            }
+            Code::For(mut f) => {
+                f.from = self.walk_unboxed(std::mem::replace(&mut f.from, Code::Imm(0)));
+                f.until = self.walk_unboxed(std::mem::replace(&mut f.until, Code::Imm(0)));
+                f.body = self.walk_unboxed(std::mem::replace(&mut f.body, Code::Imm(0)));
+                Code::For(f)
+            }
+            Code::While(mut w) => {
+                let (c, b) = std::mem::replace(&mut *w, (Code::Imm(0), Code::Imm(0)));
+                *w = (self.walk_unboxed(c), self.walk_unboxed(b));
+                Code::While(w)
+            }
             leaf => self.leaf(leaf, context),
         }
     }
@@ -217,5 +247,30 @@ impl Boxing {
         } else {
             code
         }
+    }
+}
+
+/// Whether operand `i` of an imperative operation is stored as an OCaml value (a new float is
+/// boxed for it) or used unboxed: a flat block's doubles and plain stores take the double,
+/// a pointer store and `Array.make`'s initial value take a value.
+fn imp_operand_context(op: ImpOp, i: usize) -> Context {
+    match op {
+        ImpOp::Make { flat } => {
+            if flat {
+                Context::Unboxed
+            } else {
+                Context::Boxed
+            }
+        }
+        ImpOp::SetField {
+            store: StoreKind::Barrier,
+            ..
+        } if i == 1 => Context::Boxed,
+        ImpOp::ArraySet {
+            store: StoreKind::Barrier,
+            ..
+        } if i == 2 => Context::Boxed,
+        ImpOp::ArrayMake if i == 1 => Context::Boxed,
+        _ => Context::Unboxed,
     }
 }

@@ -88,6 +88,9 @@ pub(crate) struct Compiler<'a> {
     pub tables: Vec<CaptureTable>,
     pub(crate) prim_funs: HashMap<(String, Option<CmpClass>), FunId>,
     next_binding: u32,
+    /// Bindings of references compiled as mutable variables (see
+    /// [`crate::compile_imperative`]).
+    pub(crate) mut_vars: std::collections::HashSet<u32>,
 }
 
 pub(crate) fn err<T>(pos: Pos, message: impl Into<String>) -> CResult<T> {
@@ -111,6 +114,7 @@ impl<'a> Compiler<'a> {
             tables: vec![CaptureTable::default()],
             prim_funs: HashMap::new(),
             next_binding: 0,
+            mut_vars: Default::default(),
         };
         for p in prims::PRIMS {
             c.scope.push(ScopeEntry {
@@ -328,6 +332,14 @@ impl<'a> Compiler<'a> {
                 Out::Code(Code::Try(Box::new(Try { body, arms })))
             }
             ExprKind::Annot(inner, _) => self.expr(inner)?,
+            ExprKind::Record(..)
+            | ExprKind::Field(..)
+            | ExprKind::SetField(..)
+            | ExprKind::Array(_)
+            | ExprKind::ArrayGet(..)
+            | ExprKind::ArraySet(..)
+            | ExprKind::For { .. }
+            | ExprKind::While(..) => self.imperative(e)?,
         })
     }
 
@@ -494,6 +506,7 @@ impl<'a> Compiler<'a> {
                 value: Code::Local(slot),
                 counter: None,
                 body: code,
+                float_var: false,
             }));
         }
         self.scope.truncate(mark);

@@ -61,12 +61,13 @@ impl Compiler<'_> {
     pub(crate) fn prim_body(
         &mut self,
         p: Prim,
-        class: CmpClass,
+        node: NodeId,
         mut args: Vec<Code>,
         pos: Pos,
-    ) -> Code {
+    ) -> CResult<Code> {
+        let class = self.comparison_class(node);
         let mut arg = |i: usize| std::mem::replace(&mut args[i], Code::Imm(0));
-        match p {
+        Ok(match p {
             Prim::Not => Code::Op1(Op1::Not, Box::new(arg(0))),
             Prim::Fst => Code::Op1(Op1::Fst, Box::new(arg(0))),
             Prim::Snd => Code::Op1(Op1::Snd, Box::new(arg(0))),
@@ -102,18 +103,34 @@ impl Compiler<'_> {
                 self.binop(op, class, a, b, pos)
             }
             Prim::MaxInt | Prim::MinInt => unreachable!("constants are not applied"),
-        }
+            Prim::Ref
+            | Prim::Deref
+            | Prim::Assign
+            | Prim::Incr
+            | Prim::Decr
+            | Prim::ArrayLength
+            | Prim::ArrayGet
+            | Prim::ArraySet
+            | Prim::ArrayMake
+            | Prim::ArrayUnsafeGet
+            | Prim::ArrayUnsafeSet => return self.imp_prim(p, node, args, pos),
+        })
     }
 
     /// The eta-expansion of a primitive used as a value: a closed function.
     pub(crate) fn prim_function(&mut self, name: &str, p: Prim, e: &Expr) -> CResult<FunId> {
         let class = p.is_type_directed().then(|| self.comparison_class(e.id));
-        if let Some(&fid) = self.prim_funs.get(&(name.to_string(), class)) {
+        // An array or reference primitive's code depends on what it holds.
+        let key = match self.typing.kinds.get(&e.id) {
+            Some(kind) => format!("{name}:{kind:?}"),
+            None => name.to_string(),
+        };
+        if let Some(&fid) = self.prim_funs.get(&(key.clone(), class)) {
             return Ok(fid);
         }
         let arity = prims::lookup(name).map(|i| i.arity).unwrap_or(1);
         let args = (0..arity as u32).map(Code::Local).collect();
-        let body = self.prim_body(p, class.unwrap_or(CmpClass::Poly), args, e.pos);
+        let body = self.prim_body(p, e.id, args, e.pos)?;
         let fid = self.reserve_fun();
         self.funs[fid as usize] = Some(FunCode {
             name: name.into(),
@@ -123,11 +140,14 @@ impl Compiler<'_> {
             pos: e.pos,
             framed: false,
         });
-        self.prim_funs.insert((name.to_string(), class), fid);
+        self.prim_funs.insert((key, class), fid);
         Ok(fid)
     }
 
     pub(crate) fn app(&mut self, e: &Expr, func: &Expr, args: &[Expr], tail: bool) -> CResult<Out> {
+        if let Some(code) = self.ref_var_op(func, args)? {
+            return Ok(Out::Code(code));
+        }
         let entry = match &func.kind {
             ExprKind::Var(name) => self.lookup(name).cloned(),
             _ => None,
@@ -145,7 +165,7 @@ impl Compiler<'_> {
                     .map(|a| self.code(a))
                     .collect::<CResult<Vec<_>>>()?;
                 let rest = codes.split_off(k);
-                let body = self.prim_body(*p, self.comparison_class(func.id), codes, e.pos);
+                let body = self.prim_body(*p, func.id, codes, e.pos)?;
                 if rest.is_empty() {
                     return Ok(Out::Code(body));
                 }

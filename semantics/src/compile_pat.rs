@@ -119,6 +119,26 @@ impl Compiler<'_> {
                 (Pat::As(Box::new(inner), self.pat_slot(n, names)), r)
             }
             PatKind::Annot(inner, _) => self.pat(inner, names)?,
+            PatKind::Record(fields) => {
+                let info = &self.typing.types.records[&self.typing.record_of[&p.id]];
+                let indices: Vec<u32> = fields
+                    .iter()
+                    .map(|(name, _)| {
+                        info.fields
+                            .iter()
+                            .position(|f| &f.name == name)
+                            .expect("typed") as u32
+                    })
+                    .collect();
+                let mut pats = Vec::new();
+                let mut refutable = false;
+                for ((_, sub), index) in fields.iter().zip(indices) {
+                    let (q, r) = self.pat(sub, names)?;
+                    refutable |= r;
+                    pats.push((index, q));
+                }
+                (Pat::Record(pats.into()), refutable)
+            }
         })
     }
 
@@ -317,6 +337,9 @@ impl Compiler<'_> {
     }
 
     pub(crate) fn let_in(&mut self, bindings: &[Binding], body: &Expr) -> CResult<Out> {
+        if let Some(out) = self.eliminated_ref(bindings, body)? {
+            return Ok(out);
+        }
         let mark = self.scope.len();
         let mut pending = Vec::new();
         for b in bindings {
@@ -331,6 +354,7 @@ impl Compiler<'_> {
                 value,
                 counter,
                 body: code,
+                float_var: false,
             }));
         }
         Ok(Out::Code(code))

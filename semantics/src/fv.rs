@@ -33,6 +33,7 @@ pub(crate) fn pattern_vars(p: &Pattern, out: &mut Vec<String>) {
             items.iter().for_each(|i| pattern_vars(i, out))
         }
         PatKind::Constr(_, Some(arg)) | PatKind::Annot(arg, _) => pattern_vars(arg, out),
+        PatKind::Record(fields) => fields.iter().for_each(|(_, p)| pattern_vars(p, out)),
         PatKind::Constr(_, None)
         | PatKind::Any
         | PatKind::Int(_)
@@ -128,6 +129,34 @@ fn expr(e: &Expr, bound: &mut Vec<String>, out: &mut BTreeSet<String>) {
         ExprKind::Match(s, a) | ExprKind::Try(s, a) => {
             expr(s, bound, out);
             arms(a, bound, out);
+        }
+        ExprKind::Record(fields, base) => {
+            fields.iter().for_each(|(_, e)| expr(e, bound, out));
+            if let Some(b) = base {
+                expr(b, bound, out);
+            }
+        }
+        ExprKind::Field(a, _) => expr(a, bound, out),
+        ExprKind::SetField(a, _, b) | ExprKind::ArrayGet(a, b) | ExprKind::While(a, b) => {
+            expr(a, bound, out);
+            expr(b, bound, out);
+        }
+        ExprKind::ArraySet(a, b, c) => {
+            expr(a, bound, out);
+            expr(b, bound, out);
+            expr(c, bound, out);
+        }
+        ExprKind::Array(items) => items.iter().for_each(|i| expr(i, bound, out)),
+        ExprKind::For {
+            var,
+            from,
+            until,
+            body,
+            ..
+        } => {
+            expr(from, bound, out);
+            expr(until, bound, out);
+            with_bound(bound, vec![var.clone()], |bound| expr(body, bound, out));
         }
     }
 }

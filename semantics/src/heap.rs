@@ -29,6 +29,9 @@ const BUCKETS: usize = 64;
 struct Clock {
     tracking: Cell<bool>,
     words: Cell<u64>,
+    /// Words allocated directly in the major heap: they never pass through the minor heap,
+    /// so they neither advance the clock nor get promoted.
+    major_words: Cell<u64>,
     ages: RefCell<Vec<AgeBucket>>,
 }
 
@@ -38,6 +41,10 @@ thread_local! {
 
 /// A `::` cell: header, head, tail.
 pub(crate) const CONS_WORDS: u32 = 3;
+
+/// The largest block the runtime allocates in the minor heap (`Max_young_wosize`, fields
+/// only); `Array.make` of a longer array allocates it directly in the major heap.
+pub(crate) const MAX_YOUNG_WOSIZE: u32 = 256;
 
 /// Words of a closure's code part for one function of `arity`: its code pointer and closure
 /// info, plus the full-application pointer when it takes several arguments (ocamlopt 4.13).
@@ -73,6 +80,17 @@ impl Born {
 
     /// Static data and values built outside a run.
     pub(crate) const fn untracked() -> Born {
+        Born(UNTRACKED)
+    }
+
+    /// A block of `words` words (header included) allocated directly in the major heap:
+    /// counted in the run's words, never promoted.
+    pub(crate) fn major(words: u64) -> Born {
+        CLOCK.with(|clock| {
+            if clock.tracking.get() {
+                clock.major_words.set(clock.major_words.get() + words);
+            }
+        });
         Born(UNTRACKED)
     }
 }
@@ -121,6 +139,7 @@ pub(crate) fn start() {
     CLOCK.with(|clock| {
         clock.tracking.set(true);
         clock.words.set(0);
+        clock.major_words.set(0);
         clock.ages.borrow_mut().clear();
     });
 }
@@ -131,7 +150,8 @@ pub(crate) fn finish() -> Allocation {
         clock.tracking.set(false);
         let ages = std::mem::take(&mut *clock.ages.borrow_mut());
         Allocation {
-            words: clock.words.get(),
+            words: clock.words.get() + clock.major_words.get(),
+            direct_major_words: clock.major_words.get(),
             lifetimes: ages
                 .into_iter()
                 .enumerate()
@@ -164,9 +184,13 @@ pub struct LifetimeBucket {
 /// What one run allocates.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Allocation {
-    /// Words allocated on the heap per run, headers included — what the runtime counts as
-    /// minor words (no block of this language is large enough to go to the major heap).
+    /// Words allocated on the heap per run, headers included: the runtime's minor words plus
+    /// the words allocated directly in the major heap (arrays longer than
+    /// `Max_young_wosize`), which the runtime counts as major words without promotion.
     pub words: u64,
+    /// The part of `words` allocated directly in the major heap.
+    #[serde(default)]
+    pub direct_major_words: u64,
     /// How long the allocated words lived, by age in words allocated (power-of-two buckets).
     pub lifetimes: Vec<LifetimeBucket>,
 }

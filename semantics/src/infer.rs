@@ -32,6 +32,11 @@ pub(crate) struct Typing {
     /// Type and position of each top-level binding, by name (the last one wins), for the
     /// program-shape check.
     pub toplevel: HashMap<String, (Ty, Pos)>,
+    /// The record type of each record expression, field access and record pattern.
+    pub record_of: HashMap<NodeId, TyCon>,
+    /// The representation of the values an array or reference node holds, or a mutable field
+    /// receives (see [`crate::infer_imperative`]).
+    pub kinds: HashMap<NodeId, ValueKind>,
 }
 
 pub(crate) struct Checker {
@@ -45,6 +50,10 @@ pub(crate) struct Checker {
     pub(crate) pending_comparisons: Vec<(NodeId, Ty)>,
     pub(crate) ctor_of: HashMap<NodeId, CtorId>,
     pub(crate) toplevel: HashMap<String, (Ty, Pos)>,
+    /// The record type each field name denotes (the last declared wins, as in OCaml).
+    pub(crate) field_names: HashMap<String, TyCon>,
+    pub(crate) record_of: HashMap<NodeId, TyCon>,
+    pub(crate) pending_kinds: Vec<(NodeId, Ty)>,
 }
 
 #[derive(Clone)]
@@ -72,9 +81,13 @@ impl Checker {
             pending_comparisons: Vec::new(),
             ctor_of: HashMap::new(),
             toplevel: HashMap::new(),
+            field_names: HashMap::new(),
+            record_of: HashMap::new(),
+            pending_kinds: Vec::new(),
         };
         for (i, name) in [
-            "int", "float", "bool", "unit", "string", "char", "exn", "list", "option",
+            "int", "float", "bool", "unit", "string", "char", "exn", "list", "option", "array",
+            "ref",
         ]
         .iter()
         .enumerate()
@@ -83,6 +96,7 @@ impl Checker {
                 .insert(name.to_string(), TypeDef::Con(i as TyCon));
         }
         c.declare_builtin_ctors();
+        c.declare_ref_record();
         c.declare_prims();
         c
     }
@@ -92,11 +106,17 @@ impl Checker {
         for (id, ty) in std::mem::take(&mut self.pending_comparisons) {
             comparisons.insert(id, self.t.classify_comparison(ty));
         }
+        let mut kinds = HashMap::new();
+        for (id, ty) in std::mem::take(&mut self.pending_kinds) {
+            kinds.insert(id, self.t.classify_value(ty));
+        }
         Typing {
             types: self.t,
             comparisons,
             ctor_of: self.ctor_of,
             toplevel: self.toplevel,
+            record_of: self.record_of,
+            kinds,
         }
     }
 
@@ -278,6 +298,9 @@ impl Checker {
                 let is_prim = shadowed
                     .map(|i| self.env.len() - 1 - i < prims::PRIMS.len())
                     .unwrap_or(false);
+                if is_prim {
+                    self.note_prim_kind(name, ty, e.id);
+                }
                 if is_prim && prims::lookup(name).is_some_and(|p| p.prim.is_type_directed()) {
                     let operand = self.t.var(self.level);
                     let rest = self.t.var(self.level);
@@ -429,6 +452,14 @@ impl Checker {
                 self.check(inner, t)?;
                 t
             }
+            ExprKind::Record(..)
+            | ExprKind::Field(..)
+            | ExprKind::SetField(..)
+            | ExprKind::Array(_)
+            | ExprKind::ArrayGet(..)
+            | ExprKind::ArraySet(..)
+            | ExprKind::For { .. }
+            | ExprKind::While(..) => self.infer_imperative(e)?,
         })
     }
 
@@ -479,7 +510,6 @@ impl Checker {
 /// Why a well-known Stdlib name is not available in the subset.
 fn unsupported_stdlib(name: &str) -> &'static str {
     match name {
-        "ref" | "incr" | "decr" => " (references are not supported: the subset has no mutable state)",
         "print_string" | "print_int" | "print_endline" | "print_newline" | "print_float" | "print_char" => {
             " (input/output is not supported: `run` returns its result)"
         }

@@ -156,7 +156,7 @@ impl Checker {
         let mut cons = Vec::new();
         for d in decls {
             match &d.body {
-                TypeDeclBody::Variant(_) => {
+                TypeDeclBody::Variant(_) | TypeDeclBody::Record(_) => {
                     let c = self.t.tycons.len() as TyCon;
                     self.t.tycons.push(TyConInfo {
                         name: d.name.clone(),
@@ -182,6 +182,10 @@ impl Checker {
             }
         }
         for (d, c) in decls.iter().zip(cons) {
+            if let (Some(c), TypeDeclBody::Record(fields)) = (c, &d.body) {
+                self.record_decl(c, d, fields)?;
+                continue;
+            }
             let (Some(c), TypeDeclBody::Variant(ctors)) = (c, &d.body) else {
                 continue;
             };
@@ -348,6 +352,7 @@ impl Checker {
                 names.push((name.clone(), expected, p.pos));
                 return Ok(());
             }
+            PatKind::Record(fields) => return self.record_pattern(p, fields, expected, names),
             PatKind::Annot(inner, te) => {
                 let mut vars = std::mem::take(&mut self.annot_vars);
                 let t = self.convert_type(te, &mut vars, self.level);

@@ -25,6 +25,12 @@ pub(crate) enum StaticValue {
     List(Vec<StaticValue>),
     /// A constant exception such as `Not_found`.
     Exn(u32),
+    /// A record without mutable fields built from constants, or the empty array (a block of
+    /// no fields); `flat`: a record of floats.
+    Record {
+        flat: bool,
+        fields: Vec<StaticValue>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,6 +206,79 @@ pub(crate) enum Code {
     Release(Box<(Box<[Slot]>, Code)>),
     /// A new float leaving its expression as a value: `FloatBox` (see [`crate::boxing`]).
     BoxFloat(Box<Code>),
+    /// Records, references and arrays.
+    Imp(Box<ImpNode>),
+    /// Assigns a mutable variable (a reference ocamlopt turned into one, see
+    /// [`crate::compile_imperative`]): a register move, free.
+    Assign(Slot, Box<Code>),
+    For(Box<ForLoop>),
+    /// `while cond do body done`.
+    While(Box<(Code, Code)>),
+}
+
+/// How a store into a mutable field or an array element is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StoreKind {
+    /// An immediate or an unboxed double: one store instruction.
+    Plain,
+    /// A value that may point into the minor heap: `caml_modify`, the write barrier.
+    Barrier,
+}
+
+/// An operation on records, references or arrays; its operands are evaluated right to left.
+#[derive(Debug)]
+pub(crate) struct ImpNode {
+    pub op: ImpOp,
+    pub args: Box<[Code]>,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ImpOp {
+    /// A record, a reference or an array literal from its fields: `TupleHead` + `TupleElem`
+    /// per field; `flat`: a flat block of doubles (a float record or float array).
+    Make {
+        flat: bool,
+    },
+    /// Field `index` of a record or reference: `TupleMatch`; `flat`: an unboxed double.
+    GetField {
+        index: u32,
+        flat: bool,
+    },
+    /// `r.f <- v`, `r := v` (operands: the block, the value).
+    SetField {
+        index: u32,
+        store: StoreKind,
+    },
+    /// Adds `delta` to the int in field `index` in place: `incr r`, `r.f <- r.f + c`.
+    AddToField {
+        index: u32,
+        delta: i64,
+    },
+    /// `a.(i)` (operands: the array, the index); `flat`: a float array; `checked: false` for
+    /// `Array.unsafe_get`, a load alone.
+    ArrayGet {
+        flat: bool,
+        checked: bool,
+    },
+    /// `a.(i) <- v` (operands: the array, the index, the value); `checked: false` when the
+    /// value has just read `a.(i)`, whose bounds check ocamlopt's CSE reuses.
+    ArraySet {
+        store: StoreKind,
+        checked: bool,
+    },
+    ArrayLength,
+    /// `Array.make n x` (operands: n, x).
+    ArrayMake,
+}
+
+#[derive(Debug)]
+pub(crate) struct ForLoop {
+    pub slot: Slot,
+    pub from: Code,
+    pub until: Code,
+    pub down: bool,
+    pub body: Code,
 }
 
 impl Code {
@@ -256,6 +335,10 @@ impl Code {
                 false,
             ),
             Code::Try(t) => all(&mut std::iter::once(&t.body).chain(arms(&t.arms)), false),
+            Code::Imp(node) => all(&mut node.args.iter(), false),
+            Code::Assign(_, value) => all(&mut std::iter::once(&**value), false),
+            Code::For(f) => all(&mut [&f.from, &f.until, &f.body].into_iter(), false),
+            Code::While(w) => all(&mut [&w.0, &w.1].into_iter(), false),
         }
     }
 }
@@ -289,6 +372,8 @@ pub(crate) struct Let {
     /// for function parameters.
     pub counter: Option<Counter>,
     pub body: Code,
+    /// A mutable variable of type float (an eliminated `float ref`): Cmmgen keeps it unboxed.
+    pub float_var: bool,
 }
 
 #[derive(Debug)]
@@ -327,6 +412,8 @@ pub(crate) enum Pat {
     Exn(u32, Box<[Pat]>),
     Or(Box<(Pat, Pat)>),
     As(Box<Pat>, Slot),
+    /// The fields a record pattern names, by index: `TupleMatch` each.
+    Record(Box<[(u32, Pat)]>),
 }
 
 #[derive(Debug)]

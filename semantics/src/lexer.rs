@@ -56,6 +56,13 @@ pub(crate) enum Kw {
     Lsr,
     Asr,
     Or,
+    For,
+    To,
+    Downto,
+    Do,
+    Done,
+    While,
+    Mutable,
     /// A keyword of full OCaml that the subset does not support (`for`, `module`, …).
     Unsupported(&'static str),
 }
@@ -76,11 +83,7 @@ const UNSUPPORTED_KEYWORDS: &[&str] = &[
     "assert",
     "class",
     "constraint",
-    "do",
-    "done",
-    "downto",
     "external",
-    "for",
     "functor",
     "include",
     "inherit",
@@ -88,7 +91,6 @@ const UNSUPPORTED_KEYWORDS: &[&str] = &[
     "lazy",
     "method",
     "module",
-    "mutable",
     "new",
     "nonrec",
     "object",
@@ -96,10 +98,8 @@ const UNSUPPORTED_KEYWORDS: &[&str] = &[
     "private",
     "sig",
     "struct",
-    "to",
     "val",
     "virtual",
-    "while",
 ];
 
 fn keyword(word: &str) -> Option<Kw> {
@@ -133,6 +133,13 @@ fn keyword(word: &str) -> Option<Kw> {
         "lsr" => Kw::Lsr,
         "asr" => Kw::Asr,
         "or" => Kw::Or,
+        "for" => Kw::For,
+        "to" => Kw::To,
+        "downto" => Kw::Downto,
+        "do" => Kw::Do,
+        "done" => Kw::Done,
+        "while" => Kw::While,
+        "mutable" => Kw::Mutable,
         _ => {
             return UNSUPPORTED_KEYWORDS
                 .iter()

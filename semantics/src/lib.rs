@@ -36,10 +36,13 @@
 //! `&&`, `||`, `|>`, `@@`, `@`, operator sections such as `( + )`; the Stdlib values `fst`,
 //! `snd`, `not`, `raise`, `failwith`, `invalid_arg`, `ignore`, `compare`, `float_of_int`,
 //! `int_of_float`, `succ`, `pred`, `max_int`, `min_int`, and the predefined exceptions
-//! (`Not_found`, `Failure`, `Invalid_argument`, `Exit`, …). Strings and characters exist as
-//! literals. Attributes (`[@inline never]`) are accepted and ignored. Anything else (modules,
-//! records, arrays, references, loops, labels, objects) is refused with an error that names
-//! the construct and its line and column.
+//! (`Not_found`, `Failure`, `Invalid_argument`, `Exit`, …). Records (`type t = { mutable a :
+//! int; … }`, literals, `r.f`, `r.f <- v`, `{ r with … }`, record patterns), references
+//! (`ref`, `!`, `:=`, `incr`, `decr`, `.contents`), `for … to/downto … do … done`, `while … do …
+//! done`, arrays (`[| … |]`, `a.(i)`, `a.(i) <- v`, `Array.make`, `Array.length`, `Array.get`,
+//! `Array.set`, `Array.unsafe_get`, `Array.unsafe_set`). Strings and characters exist as literals. Attributes (`[@inline never]`) are
+//! accepted and ignored. Anything else (other modules, string indexing, labels, objects) is
+//! refused with an error that names the construct and its line and column.
 //!
 //! ## Counting choices
 //! The catalogue states each rule; the choices that are not obvious, and why:
@@ -78,9 +81,9 @@
 //!   closure's arity (one argument calls through the code pointer, no check). `Spill`: the
 //!   caller keeps nothing in registers across a call, so each value still needed after a
 //!   non-tail call — live variables, and operands already computed — is stored and loaded
-//!   back (`n * fact (n - 1)` spills `n`). `Frame`: a function that calls, allocates, raises
-//!   or pushes a handler sets up a stack frame on entry (a function's tail call to itself
-//!   jumps past it). All three come from the liveness pass (`liveness.rs`).
+//!   back (`n * fact (n - 1)` spills `n`). `Frame`: a function that calls, allocates, loops
+//!   (a poll of the minor heap heads each loop), raises or pushes a handler sets up a stack
+//!   frame on entry (a function's tail call to itself jumps past it). All three come from the liveness pass (`liveness.rs`).
 //! - **Table jumps the processor mispredicts** count `JumpMiss`: a model of the
 //!   indirect-jump predictor runs beside the program (`branch.rs`) and sees the arm each
 //!   `match` of more than two arms takes. Two-way tests are not counted (see there).
@@ -104,7 +107,26 @@
 //!   the exception block they build); each `try` counts `TryWith`; a caught exception counts
 //!   `PatternMatch` per handler arm tried.
 //! - **Floats are boxed where ocamlopt boxes them**: a new float passed, returned or stored
-//!   counts `FloatBox` (see `boxing.rs`); arithmetic inside one expression stays unboxed.
+//!   counts `FloatBox` (see `boxing.rs`); arithmetic inside one expression stays unboxed. A
+//!   read from a float array or a record of floats is a new (unboxed) float; a store into one
+//!   takes the double unboxed.
+//! - **Records and arrays are blocks like tuples.** Building a record, a reference (`ref e`)
+//!   or an array literal counts `TupleHead` + `TupleElem` per field (the same inline
+//!   allocation); reading a field or `!r` counts `TupleMatch`. A record whose fields are all
+//!   floats and a `float array` are flat blocks of doubles (1 + n words). Stores count
+//!   `FieldSet` (an immediate or a flat double) or `CamlModify` (a value that may be a
+//!   pointer: the write barrier); `a.(i)` and `a.(i) <- v` count `ArrayGet` / `ArraySet`, which
+//!   include the bounds check, as `Array.length` counts `ArrayLength`. `Array.make n x` is a C
+//!   call, `ArrayMake` + `ArrayMakeWord` × n; beyond 256 elements it allocates directly in the
+//!   major heap ([`Allocation::direct_major_words`]).
+//! - **A reference that does not escape is a variable** (Simplif's `eliminate_ref`): `let x =
+//!   ref e in …` where `x` is only read with `!`, set with `:=`, `incr`ed or `decr`ed, outside
+//!   any function, counts `LetData` once; `!x` and `x := v` are then free and `incr x` is an
+//!   `IntAdd`. A float one stays unboxed. `incr r` on a real reference, and `r := !r + c` /
+//!   `r.f <- r.f + c` on one variable, are one add to memory: `AddToField`.
+//! - **Loops.** A `for` loop counts its entry test (`IntCondGT` for `to`, `IntCondLT` for
+//!   `downto`) and `ForIter` per iteration; a `while` loop `WhileIter` per iteration, its
+//!   condition counted each time it runs.
 //! - **Allocation is counted, not fitted**: [`CountResult::allocation`] holds the exact words a
 //!   run allocates (ocamlopt's block layouts) and how long they live, from which
 //!   [`Allocation::promoted_words`] gives the expected promotion for any minor-heap size.
@@ -135,9 +157,10 @@
 //! `examples/count_speed.rs` measures one program.
 //!
 //! ## Layout
-//! `lexer` → `parser` (+ `parser_expr`, `parser_types`, `parser_pat`) → `tail` (tail-position
-//! tags) → `infer` (+ `infer_decl`, `types`) → `compile` (+ `compile_app`, `compile_pat`, `fv`:
-//! the AST to the IR) → `ir` → `lower` (+ `lower_data`: the IR lowered to closures) run by
+//! `lexer` → `parser` (+ `parser_expr`, `parser_types`, `parser_pat`, `parser_imperative`) →
+//! `tail` (tail-position tags) → `infer` (+ `infer_decl`, `infer_imperative`, `types`) →
+//! `compile` (+ `compile_app`, `compile_pat`, `compile_imperative`, `fv`: the AST to the IR) →
+//! `ir` → `lower` (+ `lower_data`, `lower_imperative`: the IR lowered to closures) run by
 //! `machine` (+ `machine_ops`, `value`), orchestrated by `program` on `worker` threads;
 //! `catalogue` is the list of constructs, `prims` the Stdlib primitives, `prelude` the Stdlib
 //! functions written in OCaml.
@@ -148,21 +171,25 @@ mod branch;
 mod catalogue;
 mod compile;
 mod compile_app;
+mod compile_imperative;
 mod compile_pat;
 mod error;
 mod fv;
 mod heap;
 mod infer;
 mod infer_decl;
+mod infer_imperative;
 mod ir;
 mod lexer;
 mod liveness;
 mod lower;
 mod lower_data;
+mod lower_imperative;
 mod machine;
 mod machine_ops;
 mod parser;
 mod parser_expr;
+mod parser_imperative;
 mod parser_pat;
 mod parser_types;
 mod prelude;

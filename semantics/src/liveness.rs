@@ -32,19 +32,25 @@ type Live = HashSet<Slot>;
 
 /// Rewrites the last read of every slot in every function body.
 pub(crate) fn release_dead_slots(compiled: &mut Compiled) {
-    for fun in &mut compiled.funs {
+    for (fid, fun) in compiled.funs.iter_mut().enumerate() {
         Pass::default().walk(&mut fun.body, &mut Live::new());
-        fun.framed = needs_frame(&fun.body);
+        fun.framed = needs_frame(&fun.body, fid as FunId);
     }
 }
 
 /// Whether ocamlopt 4.13 (amd64) gives a function a stack frame — a `sub` on entry and an
-/// `add` on exit: when its body calls (a non-tail call, a C call), may call the collector
-/// (any allocation), or may raise (a `raise`, a division's zero check) or push a handler. A
-/// leaf that only computes and tail-calls has none.
-pub(crate) fn needs_frame(code: &Code) -> bool {
+/// `add` on exit: when its body calls (a non-tail call, a C call such as the write barrier or
+/// `caml_make_vect`), may call the collector (any allocation, and the poll of the minor heap's
+/// limit that heads every loop: a `for`, a `while`, or a tail call within a recursive group),
+/// or may raise (a `raise`, a division's zero check) or push a handler. A leaf that only
+/// computes and tail-calls outside its group has none.
+pub(crate) fn needs_frame(code: &Code, own: FunId) -> bool {
     let here = match code {
-        Code::App(app) => !app.tail,
+        Code::App(app) => {
+            !app.tail
+                || matches!(app.func, Code::Sibling(_))
+                || matches!(app.func, Code::ClosedFun(f) if f == own)
+        }
         Code::Tuple(_)
         | Code::Cons(_)
         | Code::Block(..)
@@ -55,6 +61,20 @@ pub(crate) fn needs_frame(code: &Code) -> bool {
         | Code::Raise(..)
         | Code::Try(_) => true,
         Code::List(list) => !list.0.is_empty(),
+        Code::For(_) | Code::While(_) => true,
+        Code::Imp(node) => matches!(
+            node.op,
+            ImpOp::Make { .. }
+                | ImpOp::ArrayMake
+                | ImpOp::SetField {
+                    store: StoreKind::Barrier,
+                    ..
+                }
+                | ImpOp::ArraySet {
+                    store: StoreKind::Barrier,
+                    ..
+                }
+        ),
         Code::Op2(node) => matches!(
             node.op,
             Op2::Div
@@ -71,7 +91,7 @@ pub(crate) fn needs_frame(code: &Code) -> bool {
         _ => false,
     };
     let mut framed = here;
-    code.for_each_child(&mut |child, _| framed = framed || needs_frame(child));
+    code.for_each_child(&mut |child, _| framed = framed || needs_frame(child, own));
     framed
 }
 
@@ -266,6 +286,32 @@ impl Pass {
                 live.extend(handler_live);
                 self.walk(&mut t.body, live);
             }
+            Code::Imp(node) => {
+                self.operands(node.args.iter_mut().collect(), live, Order::RightToLeft)
+            }
+            Code::Assign(slot, value) => {
+                live.remove(slot);
+                self.walk(value, live);
+            }
+            Code::For(f) => {
+                // The body runs again: what it reads stays live through it.
+                let mut inner = live.clone();
+                inner.extend(self.reads(&f.body));
+                self.walk(&mut f.body, &mut inner);
+                live.extend(inner);
+                live.remove(&f.slot);
+                self.operands(vec![&mut f.from, &mut f.until], live, Order::RightToLeft);
+            }
+            Code::While(w) => {
+                let mut head = live.clone();
+                head.extend(self.reads(&w.0));
+                head.extend(self.reads(&w.1));
+                let mut body_live = head.clone();
+                self.walk(&mut w.1, &mut body_live);
+                head.extend(body_live);
+                self.walk(&mut w.0, &mut head);
+                live.extend(head);
+            }
         }
     }
 
@@ -458,59 +504,9 @@ fn uses(code: &Code, slot: Slot) -> u32 {
 
 /// Calls `f` on every slot read in `code`, saying whether the read is a closure's capture.
 fn visit_reads(code: &Code, captured: bool, f: &mut dyn FnMut(Slot, bool)) {
-    let mut all = |codes: &mut dyn Iterator<Item = &Code>, captured: bool| {
-        for c in codes {
-            visit_reads(c, captured, f);
-        }
-    };
     match code {
         Code::Local(slot) | Code::TakeLocal(slot) => f(*slot, captured),
-        Code::Imm(_)
-        | Code::Static(_)
-        | Code::Env(_)
-        | Code::Global(_)
-        | Code::Sibling(_)
-        | Code::ClosedFun(_) => {}
-        Code::Let(l) => all(&mut [&l.value, &l.body].into_iter(), captured),
-        Code::LetRec(group) => {
-            all(&mut group.0.captures.iter(), true);
-            all(&mut std::iter::once(&group.1), captured);
-        }
-        Code::Seq(pair) | Code::And(pair) | Code::Or(pair) | Code::Cons(pair) => {
-            all(&mut [&pair.0, &pair.1].into_iter(), captured)
-        }
-        Code::If(b) => all(&mut [&b.0, &b.1, &b.2].into_iter(), captured),
-        Code::App(app) => all(
-            &mut app.args.iter().chain(std::iter::once(&app.func)),
-            captured,
-        ),
-        Code::Op1(_, operand) | Code::Raise(operand, _) | Code::BoxFloat(operand) => {
-            all(&mut std::iter::once(&**operand), captured)
-        }
-        Code::Release(release) => all(&mut std::iter::once(&release.1), captured),
-        Code::Op2(node) => all(&mut [&node.lhs, &node.rhs].into_iter(), captured),
-        Code::MakeClosure(closure) => all(&mut closure.captures.iter(), true),
-        Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => {
-            all(&mut items.iter(), captured)
-        }
-        Code::List(list) => all(&mut list.0.iter().chain(std::iter::once(&list.1)), captured),
-        Code::Match(m) => all(
-            &mut std::iter::once(&m.scrutinee)
-                .chain(m.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body]))),
-            captured,
-        ),
-        Code::MatchTuple(m) => all(
-            &mut m
-                .components
-                .iter()
-                .chain(m.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body]))),
-            captured,
-        ),
-        Code::Try(t) => all(
-            &mut std::iter::once(&t.body)
-                .chain(t.arms.iter().flat_map(|a| a.guard.iter().chain([&a.body]))),
-            captured,
-        ),
+        _ => code.for_each_child(&mut |child, capture| visit_reads(child, captured || capture, f)),
     }
 }
 
@@ -534,5 +530,10 @@ fn pattern_slots(pat: &Pat, slots: &mut Live) {
             }
         }
         Pat::Any | Pat::Imm(_) | Pat::Float(_) | Pat::Str(_) => {}
+        Pat::Record(items) => {
+            for (_, item) in items.iter() {
+                pattern_slots(item, slots);
+            }
+        }
     }
 }

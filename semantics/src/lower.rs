@@ -107,7 +107,7 @@ impl Operand {
 
     /// The operand as an integer (the type checker guarantees it is an immediate).
     #[inline(always)]
-    fn int(&self, m: &mut Machine<'_>) -> R<i64> {
+    pub(crate) fn int(&self, m: &mut Machine<'_>) -> R<i64> {
         match self {
             Operand::Local(s) | Operand::Take(s) => Ok(m.local_ref(*s).int()),
             Operand::Imm(i) => Ok(*i),
@@ -303,6 +303,9 @@ impl Lower {
             Code::Match(mt) => self.match_(*mt, tail),
             Code::MatchTuple(mt) => self.match_tuple(*mt, tail),
             Code::Try(t) => self.try_(*t, tail),
+            other @ (Code::Imp(_) | Code::Assign(..) | Code::For(_) | Code::While(_)) => {
+                self.imperative(other)
+            }
             other => self.construct(other),
         }
     }
@@ -386,6 +389,7 @@ impl Lower {
             value,
             counter,
             body,
+            ..
         } = l;
         let (value, body) = (self.operand(value), self.code(body, tail));
         match (binder, counter) {

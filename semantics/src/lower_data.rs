@@ -111,7 +111,7 @@ impl Lower {
 
     /// Operands stored in a block: the floats among them boxed for the block (counted
     /// `FloatBox`, their words added to the block's, whose lifetime they share).
-    fn fields(&self, items: Box<[Code]>) -> (Box<[Operand]>, u32) {
+    pub(crate) fn fields(&self, items: Box<[Code]>) -> (Box<[Operand]>, u32) {
         let mut boxed = 0;
         let operands = items
             .into_vec()

@@ -131,6 +131,11 @@ fn materialize(v: &StaticValue) -> Value {
                 born: Born::untracked(),
             }))
         }),
+        StaticValue::Record { flat, fields } => Value::Mut(Rc::new(MutBlock {
+            flat: *flat,
+            fields: std::cell::RefCell::new(fields.iter().map(materialize).collect()),
+            born: Born::untracked(),
+        })),
         StaticValue::Exn(id) => Value::Exn(Rc::new(ExnValue {
             id: *id,
             args: Box::new([]),

@@ -90,6 +90,18 @@ impl Machine<'_> {
                 _ => false,
             },
             Pat::Or(b) => self.matches(&b.0, v) || self.matches(&b.1, v),
+            Pat::Record(items) => {
+                self.count_n(Counter::TupleMatch, items.len());
+                match v {
+                    Value::Mut(b) => {
+                        let fields = b.fields.borrow();
+                        items
+                            .iter()
+                            .all(|(i, p)| self.matches(p, &fields[*i as usize]))
+                    }
+                    _ => false,
+                }
+            }
             Pat::As(p, s) => {
                 if self.matches(p, v) {
                     self.set_local(*s, v.clone());

@@ -47,10 +47,7 @@ pub(crate) fn describe(tok: &Tok) -> String {
 /// What an unsupported keyword is called in an error message.
 pub(crate) fn unsupported_keyword(k: &str) -> String {
     match k {
-        "for" | "to" | "downto" | "do" | "done" => "`for` loops".into(),
-        "while" => "`while` loops".into(),
         "module" | "struct" | "sig" | "functor" | "open" | "include" => format!("modules (`{k}`)"),
-        "mutable" => "mutable record fields".into(),
         "object" | "method" | "class" | "new" | "inherit" | "initializer" | "virtual" => {
             format!("objects and classes (`{k}`)")
         }
@@ -149,19 +146,31 @@ impl<'t> Parser<'t> {
         let pos = self.pos();
         match self.peek() {
             Tok::Kw(Kw::Unsupported(k)) => self.unsupported(pos, unsupported_keyword(k)),
-            Tok::Op(o) if o == "{" => self.unsupported(pos, "records"),
-            Tok::Op(o) if o == "[|" => self.unsupported(pos, "arrays"),
             Tok::Op(o) if o == "~" || o == "?" => {
                 self.unsupported(pos, "labelled and optional arguments")
             }
             Tok::Op(o) if o == "`" => self.unsupported(pos, "polymorphic variants"),
-            Tok::Op(o) if o == "!" || o == ":=" || o == "<-" => {
-                self.unsupported(pos, format!("mutable state (`{o}`)"))
-            }
             Tok::Op(o)
                 if !matches!(
                     o.as_str(),
-                    ")" | "]" | ";" | ";;" | "," | "|" | "->" | ":" | "=" | "(" | "[" | "-" | "-."
+                    ")" | "]"
+                        | ";"
+                        | ";;"
+                        | ","
+                        | "|"
+                        | "->"
+                        | ":"
+                        | "="
+                        | "("
+                        | "["
+                        | "-"
+                        | "-."
+                        | "{"
+                        | "}"
+                        | "[|"
+                        | "!"
+                        | "<-"
+                        | ":="
                 ) =>
             {
                 self.unsupported(pos, format!("the operator `{o}`"))

@@ -27,6 +27,8 @@ enum Infix {
     RevApply,
     /// `f @@ x` is `f x`.
     Apply,
+    /// `:=` or `<-`.
+    Assign(&'static str),
 }
 
 /// (left binding power, right binding power, operator). Left-associative operators have
@@ -43,6 +45,8 @@ fn infix(tok: &Tok) -> Option<(u8, u8, Infix)> {
         Tok::Kw(Kw::Lsr) => (56, 55, Infix::Bin(Lsr)),
         Tok::Kw(Kw::Asr) => (56, 55, Infix::Bin(Asr)),
         Tok::Op(o) => match o.as_str() {
+            ":=" => (5, 4, Infix::Assign(":=")),
+            "<-" => (5, 4, Infix::Assign("<-")),
             "||" => (20, 19, Infix::Bin(Or)),
             "&&" | "&" => (25, 24, Infix::Bin(And)),
             "=" => (30, 31, Infix::Bin(Eq)),
@@ -153,8 +157,10 @@ impl Parser<'_> {
                     | Kw::Begin
                     | Kw::True
                     | Kw::False
+                    | Kw::For
+                    | Kw::While
             ),
-            Tok::Op(o) => matches!(o.as_str(), "(" | "[" | "-" | "-."),
+            Tok::Op(o) => matches!(o.as_str(), "(" | "[" | "-" | "-." | "[|" | "{" | "!"),
             _ => false,
         }
     }
@@ -225,6 +231,7 @@ impl Parser<'_> {
                         tail: false,
                     },
                 ),
+                Infix::Assign(op) => self.assignment(op, pos, lhs, rhs)?,
             };
         }
         for _ in 0..chain {
@@ -258,6 +265,7 @@ impl Parser<'_> {
                 self.binary(PREFIX_MINUS_BP)
             }
             Tok::Kw(Kw::Let) => self.let_expr(),
+            Tok::Kw(Kw::For | Kw::While) => self.loop_expr(),
             Tok::Kw(Kw::Fun) => {
                 self.advance();
                 let mut params = vec![self.simple_pattern()?];
@@ -373,21 +381,28 @@ impl Parser<'_> {
     /// Function and constructor application: `f a b`, `Some x`, `Node (l, v, r)`.
     fn application(&mut self) -> PResult<Expr> {
         let pos = self.pos();
+        let mut head = None;
         if let Tok::Uident(name) = self.peek().clone() {
             self.advance();
-            self.check_not_module_path(&name, pos)?;
-            if !self.starts_simple_expr() {
+            head = self.module_value(&name, pos)?;
+            if head.is_some() {
+                // `Array.f …`: an application of a function, below.
+            } else if !self.starts_simple_expr() {
                 return Ok(self.mk(pos, ExprKind::Constr(name, None)));
+            } else {
+                let arg = self.simple_expr()?;
+                if self.starts_simple_expr() {
+                    return self.syntax(format!(
+                        "constructor {name} is applied to more than one argument (use a tuple)"
+                    ));
+                }
+                return Ok(self.mk(pos, ExprKind::Constr(name, Some(Box::new(arg)))));
             }
-            let arg = self.simple_expr()?;
-            if self.starts_simple_expr() {
-                return self.syntax(format!(
-                    "constructor {name} is applied to more than one argument (use a tuple)"
-                ));
-            }
-            return Ok(self.mk(pos, ExprKind::Constr(name, Some(Box::new(arg)))));
         }
-        let head = self.simple_expr()?;
+        let head = match head {
+            Some(h) => self.postfix(h)?,
+            None => self.simple_expr()?,
+        };
         let mut args = Vec::new();
         while self.starts_simple_expr() {
             if let Tok::Uident(name) = self.peek().clone() {
@@ -395,7 +410,10 @@ impl Parser<'_> {
                 // only when parenthesised, so a bare constructor here is an argument of its own.
                 let p = self.pos();
                 self.advance();
-                self.check_not_module_path(&name, p)?;
+                if let Some(f) = self.module_value(&name, p)? {
+                    args.push(f);
+                    continue;
+                }
                 args.push(self.mk(p, ExprKind::Constr(name, None)));
                 continue;
             }
@@ -428,22 +446,30 @@ impl Parser<'_> {
         }
     }
 
+    /// A simple expression and the field accesses and indexing after it.
     fn simple_expr(&mut self) -> PResult<Expr> {
+        let e = self.atom()?;
+        self.postfix(e)
+    }
+
+    /// A simple expression without what follows it (`!r.f` is `(!r).f`).
+    pub(crate) fn atom(&mut self) -> PResult<Expr> {
         let pos = self.pos();
         let kind = match self.peek().clone() {
             Tok::Ident(s) => {
                 self.advance();
-                if self.is_op(".") {
-                    return self
-                        .unsupported(self.pos(), "record fields and array/string indexing (`.`)");
-                }
                 ExprKind::Var(s)
             }
             Tok::Uident(name) => {
                 self.advance();
-                self.check_not_module_path(&name, pos)?;
+                if let Some(e) = self.module_value(&name, pos)? {
+                    return Ok(e);
+                }
                 ExprKind::Constr(name, None)
             }
+            Tok::Op(o) if o == "{" => return self.record_expr(),
+            Tok::Op(o) if o == "[|" => return self.array_expr(),
+            Tok::Op(o) if o == "!" => return self.deref(),
             Tok::Int(i) => {
                 self.advance();
                 ExprKind::Int(i)

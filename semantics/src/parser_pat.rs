@@ -97,6 +97,7 @@ impl Parser<'_> {
             Tok::Op(o) => {
                 o == "("
                     || o == "["
+                    || o == "{"
                     || (o == "-" && matches!(self.peek_at(1), Tok::Int(_) | Tok::Float(_)))
             }
             _ => false,
@@ -187,6 +188,7 @@ impl Parser<'_> {
                     kind
                 }
             }
+            Tok::Op(o) if o == "{" => return self.record_pattern(),
             Tok::Op(o) if o == "#" || o == "`" => {
                 return self.unsupported(pos, "polymorphic variants")
             }

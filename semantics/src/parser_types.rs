@@ -44,7 +44,7 @@ impl Parser<'_> {
             || matches!(self.peek(), Tok::Uident(_))
                 && !matches!(self.peek_at(1), Tok::Op(o) if o == ".");
         let body = if self.is_op("{") {
-            return self.unsupported(self.pos(), "records");
+            self.record_decl()?
         } else if is_variant {
             self.eat_op("|");
             let mut ctors = vec![self.constr_decl()?];

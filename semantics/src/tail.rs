@@ -87,6 +87,30 @@ pub(crate) fn mark(e: &mut Expr, tail: bool) {
             mark_arms(arms, tail);
         }
         ExprKind::Annot(inner, _) => mark(inner, tail),
+        ExprKind::Record(fields, base) => {
+            fields.iter_mut().for_each(|(_, e)| mark(e, false));
+            if let Some(b) = base {
+                mark(b, false);
+            }
+        }
+        ExprKind::Field(a, _) => mark(a, false),
+        ExprKind::SetField(a, _, b) | ExprKind::ArrayGet(a, b) | ExprKind::While(a, b) => {
+            mark(a, false);
+            mark(b, false);
+        }
+        ExprKind::ArraySet(a, b, c) => {
+            mark(a, false);
+            mark(b, false);
+            mark(c, false);
+        }
+        ExprKind::Array(items) => items.iter_mut().for_each(|i| mark(i, false)),
+        ExprKind::For {
+            from, until, body, ..
+        } => {
+            mark(from, false);
+            mark(until, false);
+            mark(body, false);
+        }
     }
 }
 

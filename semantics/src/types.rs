@@ -28,6 +28,9 @@ pub(crate) const CHAR: TyCon = 5;
 pub(crate) const EXN: TyCon = 6;
 pub(crate) const LIST: TyCon = 7;
 pub(crate) const OPTION: TyCon = 8;
+pub(crate) const ARRAY: TyCon = 9;
+/// `'a ref`, the Stdlib's record `{ mutable contents : 'a }`.
+pub(crate) const REF: TyCon = 10;
 
 /// Identities of the predefined exceptions the interpreter raises itself (declared in this
 /// order by the checker).
@@ -82,6 +85,38 @@ pub(crate) struct Types {
     pub tycons: Vec<TyConInfo>,
     pub ctors: Vec<CtorInfo>,
     pub exception_count: u32,
+    /// The record types, by type constructor.
+    pub records: HashMap<TyCon, RecordInfo>,
+}
+
+/// A record type: its fields in declaration order (their types in terms of `params`).
+#[derive(Debug, Clone)]
+pub(crate) struct RecordInfo {
+    pub params: Vec<Ty>,
+    pub fields: Vec<FieldInfo>,
+    /// Every field is a float: ocamlopt stores the record as a flat array of doubles
+    /// (`Record_float`), whose fields are read and written unboxed.
+    pub flat_float: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct FieldInfo {
+    pub name: String,
+    pub ty: Ty,
+    pub mutable: bool,
+}
+
+/// What ocamlopt knows statically of a value's representation (`Typeopt.classify`): it picks
+/// an array's access code and whether a store needs the write barrier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ValueKind {
+    /// int, char, bool, unit, variants without arguments: never a pointer.
+    Immediate,
+    Float,
+    /// A pointer to a block that is not a float.
+    Addr,
+    /// A type variable: anything (`Pgenarray`).
+    Any,
 }
 
 impl Types {
@@ -97,6 +132,8 @@ impl Types {
             ("exn", 0),
             ("list", 1),
             ("option", 1),
+            ("array", 1),
+            ("ref", 1),
         ] {
             t.tycons.push(TyConInfo {
                 name: name.into(),
@@ -301,6 +338,17 @@ impl Types {
                 }
             }
             _ => CmpClass::Poly,
+        }
+    }
+
+    pub(crate) fn classify_value(&mut self, t: Ty) -> ValueKind {
+        let t = self.repr(t);
+        let class = self.classify_comparison(t);
+        match (matches!(self.nodes[t as usize], TyNode::Var { .. }), class) {
+            (true, _) => ValueKind::Any,
+            (_, CmpClass::Float) => ValueKind::Float,
+            (_, CmpClass::Immediate) => ValueKind::Immediate,
+            (_, CmpClass::Poly) => ValueKind::Addr,
         }
     }
 

@@ -39,7 +39,23 @@ pub(crate) enum Value {
     /// A partial application: a function and the arguments it has received so far.
     Partial(Rc<Partial>),
     Exn(Rc<ExnValue>),
+    /// A record, a reference or an array: a block whose fields can change.
+    Mut(Rc<MutBlock>),
 }
+
+/// A record, reference or array. `flat`: a float record or float array, which ocamlopt stores
+/// as a block of doubles (tag `Double_array_tag`); its fields are `Value::Float`s here.
+#[derive(Debug)]
+pub(crate) struct MutBlock {
+    pub flat: bool,
+    pub fields: std::cell::RefCell<Box<[Value]>>,
+    /// Never read: dropping it records the block's age (see `heap`).
+    #[allow(dead_code)]
+    pub born: Born,
+}
+
+/// Tag of a flat block of doubles.
+pub(crate) const DOUBLE_ARRAY_TAG: u32 = 254;
 
 /// A float, stored as its bits (see [`Value`]).
 #[derive(Debug, Clone, Copy)]
@@ -113,6 +129,7 @@ impl Clone for Value {
             Value::Fun(f) => Value::Fun(Rc::clone(f)),
             Value::Partial(p) => Value::Partial(Rc::clone(p)),
             Value::Exn(e) => Value::Exn(Rc::clone(e)),
+            Value::Mut(b) => Value::Mut(Rc::clone(b)),
         }
     }
 }
@@ -227,22 +244,35 @@ impl Drop for Block {
 /// (`ocaml_runtime::digest` is the specification).
 pub(crate) fn digest(root: &Value) -> String {
     let mut d = Digest::new();
-    let mut stack = vec![root];
+    // Owned values (reference-count clones): a mutable block's fields cannot be borrowed
+    // beyond the step that reads them.
+    let mut stack = vec![root.clone()];
     while let Some(v) = stack.pop() {
-        match v {
+        match &v {
             Value::Int(i) => d.immediate(*i),
             Value::Float(f) => d.float(f.get()),
             Value::Str(s) => d.string(s.as_bytes()),
             Value::Cons(c) => {
                 d.block(0, 2);
-                stack.push(&c.tail);
-                stack.push(&c.head);
+                stack.push(c.tail.clone());
+                stack.push(c.head.clone());
             }
             Value::Block(b) => {
                 d.block(b.tag as u8, b.fields.len() as u64);
-                stack.extend(b.fields.iter().rev());
+                stack.extend(b.fields.iter().rev().cloned());
             }
             Value::Fun(..) | Value::Partial(_) => d.closure(),
+            Value::Mut(b) => {
+                let fields = b.fields.borrow();
+                // An empty array is the runtime's atom: a block of tag 0, floats or not.
+                if b.flat && !fields.is_empty() {
+                    let xs: Vec<f64> = fields.iter().map(Value::float).collect();
+                    d.float_array(&xs);
+                } else {
+                    d.block(0, fields.len() as u64);
+                    stack.extend(fields.iter().rev().cloned());
+                }
+            }
             Value::Exn(e) => {
                 // A constant exception is the exception's own identity block (Object_tag); one
                 // with arguments is a block of tag 0 whose first field is that identity.
@@ -251,7 +281,7 @@ pub(crate) fn digest(root: &Value) -> String {
                 } else {
                     d.block(0, 1 + e.args.len() as u64);
                     d.opaque(OBJECT_TAG);
-                    stack.extend(e.args.iter().rev());
+                    stack.extend(e.args.iter().rev().cloned());
                 }
             }
         }
@@ -304,6 +334,10 @@ fn shape(v: &Value) -> Option<(u32, usize)> {
         Value::Fun(..) | Value::Partial(_) => Some((247, 0)),
         Value::Exn(e) if e.args.is_empty() => Some((u32::from(OBJECT_TAG), 0)),
         Value::Exn(e) => Some((0, 1 + e.args.len())),
+        Value::Mut(b) => {
+            let n = b.fields.borrow().len();
+            Some((if b.flat && n > 0 { DOUBLE_ARRAY_TAG } else { 0 }, n))
+        }
     }
 }
 
@@ -345,6 +379,20 @@ pub(crate) fn compare_values(
                 work.extend(x.fields.iter().cloned().zip(y.fields.iter().cloned()).rev());
                 Cmp::Equal
             }
+            (Value::Mut(x), Value::Mut(y)) if shape(&a) == shape(&b) => {
+                let (xs, ys) = (x.fields.borrow(), y.fields.borrow());
+                if x.flat && !xs.is_empty() {
+                    // compare.c walks a float array's doubles inside one step.
+                    xs.iter()
+                        .zip(ys.iter())
+                        .map(|(p, q)| compare_floats(p.float(), q.float(), total))
+                        .find(|c| *c != Cmp::Equal)
+                        .unwrap_or(Cmp::Equal)
+                } else {
+                    work.extend(xs.iter().cloned().zip(ys.iter().cloned()).rev());
+                    Cmp::Equal
+                }
+            }
             (Value::Exn(x), Value::Exn(y)) if x.args.len() == y.args.len() => {
                 // An exception with arguments is a block whose field 0 is the constructor's
                 // identity block: one more pair examined before the arguments.
@@ -383,6 +431,7 @@ pub(crate) fn physically_equal(a: &Value, b: &Value) -> bool {
         (Value::Block(x), Value::Block(y)) => Rc::ptr_eq(x, y),
         (Value::Fun(x), Value::Fun(y)) => x.fun == y.fun && Rc::ptr_eq(&x.env, &y.env),
         (Value::Partial(x), Value::Partial(y)) => Rc::ptr_eq(x, y),
+        (Value::Mut(x), Value::Mut(y)) => Rc::ptr_eq(x, y),
         (Value::Exn(x), Value::Exn(y)) => {
             Rc::ptr_eq(x, y) || (x.args.is_empty() && y.args.is_empty() && x.id == y.id)
         }

@@ -208,8 +208,12 @@ mod tests {
         let mut names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
         names.sort();
         assert_eq!(names, expected);
-        assert_eq!(names.len(), 46, "the README's count of control programs");
-        for pair in ["fact-vs-tailfact", "append-one-vs-two"] {
+        assert_eq!(names.len(), 55, "the README's count of control programs");
+        for pair in [
+            "fact-vs-tailfact",
+            "append-one-vs-two",
+            "array-sort-insertion-vs-selection",
+        ] {
             let members = programs
                 .iter()
                 .filter(|p| p.pair.as_deref() == Some(pair))

@@ -1,0 +1,580 @@
+//! Compiling records, references, arrays and loops to the IR, with the decisions ocamlopt
+//! 4.13 makes statically:
+//!
+//! - **A reference that does not escape is a variable.** Simplif's `eliminate_ref` turns
+//!   `let x = ref e in body` into a mutable variable when `body` uses `x` only through `!x`,
+//!   `x := v`, `incr x`, `decr x` (and `x.contents`) and no function mentions it: `!x` is then
+//!   a register read (free), `x := v` a move (free), `incr x` an addition (`IntAdd`). A float
+//!   variable stays unboxed (Cmmgen unboxes mutable float variables unconditionally). Any
+//!   other reference is a 2-word block: `TupleMatch` to read it, `FieldSet` or `CamlModify` to
+//!   write it, `AddToField` for `incr`.
+//! - **Representation by type** (`Typeopt.classify`): a record whose fields are all floats and
+//!   a `float array` are flat blocks of doubles, read and written unboxed; a store of a value
+//!   that may be a pointer goes through `caml_modify`. An array whose element type is a type
+//!   variable (`Pgenarray`: ocamlopt tests the tag at run time) is refused.
+//! - **Constants.** A record without mutable fields built from constants is static data, as
+//!   is `[||]`; a constant array literal of more than four elements is copied by
+//!   `caml_obj_dup` at run time, which is not modelled and is refused.
+
+use crate::ast::*;
+use crate::catalogue::Counter;
+use crate::compile::{all_const, err, Bound, CResult, Compiler, Out};
+use crate::ir::*;
+use crate::prims::Prim;
+use crate::types::ValueKind;
+
+/// The reference operations that leave a reference a variable when they are its only uses.
+const REF_OPS: &[&str] = &["!", ":=", "incr", "decr"];
+
+impl Compiler<'_> {
+    fn kind(&self, node: NodeId) -> ValueKind {
+        self.typing
+            .kinds
+            .get(&node)
+            .copied()
+            .unwrap_or(ValueKind::Any)
+    }
+
+    fn store_kind(&self, node: NodeId) -> StoreKind {
+        match self.kind(node) {
+            ValueKind::Immediate | ValueKind::Float => StoreKind::Plain,
+            ValueKind::Addr | ValueKind::Any => StoreKind::Barrier,
+        }
+    }
+
+    /// The flatness of an array of `node`'s element kind; the generic case is refused.
+    fn array_flat(&self, node: NodeId, pos: Pos) -> CResult<bool> {
+        match self.kind(node) {
+            ValueKind::Float => Ok(true),
+            ValueKind::Immediate | ValueKind::Addr => Ok(false),
+            ValueKind::Any => err(
+                pos,
+                "unsupported: an array whose element type is a type variable here (ocamlopt then tests at run time whether it holds floats); annotate its type",
+            ),
+        }
+    }
+
+    fn imp(&self, op: ImpOp, args: Vec<Code>, pos: Pos) -> Code {
+        Code::Imp(Box::new(ImpNode {
+            op,
+            args: args.into(),
+            pos,
+        }))
+    }
+
+    /// The slot of `e` when it names a reference compiled as a mutable variable.
+    fn ref_var(&self, e: &Expr) -> Option<Slot> {
+        let ExprKind::Var(name) = &e.kind else {
+            return None;
+        };
+        match self.lookup(name)?.bound {
+            Bound::Local { slot, id, .. } if self.mut_vars.contains(&id) => Some(slot),
+            _ => None,
+        }
+    }
+
+    /// `!x`, `x := v`, `incr x`, `decr x` on a reference compiled as a variable.
+    pub(crate) fn ref_var_op(&mut self, func: &Expr, args: &[Expr]) -> CResult<Option<Code>> {
+        let ExprKind::Var(op) = &func.kind else {
+            return Ok(None);
+        };
+        if !REF_OPS.contains(&op.as_str())
+            || !matches!(self.lookup(op).map(|e| &e.bound), Some(Bound::Prim(_)))
+        {
+            return Ok(None);
+        }
+        let Some(slot) = args.first().and_then(|a| self.ref_var(a)) else {
+            // `r := !r + c` on a block: one add to memory.
+            if let (
+                ":=",
+                [r @ Expr {
+                    kind: ExprKind::Var(x),
+                    ..
+                }, v],
+            ) = (op.as_str(), args)
+            {
+                if self.kind(func.id) == ValueKind::Immediate {
+                    if let Some(delta) = in_place_offset(x, "contents", v) {
+                        let r = self.code(r)?;
+                        let op = ImpOp::AddToField { index: 0, delta };
+                        return Ok(Some(self.imp(op, vec![r], func.pos)));
+                    }
+                }
+            }
+            return Ok(None);
+        };
+        let step = |op| {
+            Code::Op2(Box::new(Op2Node {
+                op,
+                lhs: Code::Local(slot),
+                rhs: Code::Imm(1),
+                pos: func.pos,
+            }))
+        };
+        Ok(Some(match (op.as_str(), args.len()) {
+            ("!", 1) => Code::Local(slot),
+            (":=", 2) => Code::Assign(slot, Box::new(self.code(&args[1])?)),
+            ("incr", 1) => Code::Assign(slot, Box::new(step(Op2::Add))),
+            ("decr", 1) => Code::Assign(slot, Box::new(step(Op2::Sub))),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// `let x = ref e in body` when Simplif makes `x` a mutable variable; `None` otherwise.
+    pub(crate) fn eliminated_ref(
+        &mut self,
+        bindings: &[Binding],
+        body: &Expr,
+    ) -> CResult<Option<Out>> {
+        let [Binding { pat, expr, .. }] = bindings else {
+            return Ok(None);
+        };
+        let PatKind::Var(name) = &pat.kind else {
+            return Ok(None);
+        };
+        let ExprKind::App { func, args, .. } = &expr.kind else {
+            return Ok(None);
+        };
+        let is_ref = matches!(&func.kind, ExprKind::Var(f) if f == "ref")
+            && matches!(
+                self.lookup("ref").map(|e| &e.bound),
+                Some(Bound::Prim(Prim::Ref))
+            );
+        if !is_ref || args.len() != 1 || !only_ref_uses(name, body) {
+            return Ok(None);
+        }
+        let float_var = self.kind(func.id) == ValueKind::Float;
+        let value = self.code(&args[0])?;
+        let mark = self.scope.len();
+        let slot = self.new_slot();
+        self.bind_local(name, slot, None);
+        if let Some(Bound::Local { id, .. }) = self.scope.last().map(|e| e.bound.clone()) {
+            self.mut_vars.insert(id);
+        }
+        let body = self.code(body)?;
+        self.scope.truncate(mark);
+        Ok(Some(Out::Code(Code::Let(Box::new(Let {
+            binder: Binder::Slot(slot),
+            value,
+            counter: Some(Counter::LetData),
+            body,
+            float_var,
+        })))))
+    }
+
+    /// The code of an imperative primitive applied to all its arguments.
+    pub(crate) fn imp_prim(
+        &mut self,
+        p: Prim,
+        node: NodeId,
+        mut args: Vec<Code>,
+        pos: Pos,
+    ) -> CResult<Code> {
+        let mut arg = |i: usize| std::mem::replace(&mut args[i], Code::Imm(0));
+        Ok(match p {
+            Prim::Ref => self.imp(ImpOp::Make { flat: false }, vec![arg(0)], pos),
+            Prim::Deref => self.imp(
+                ImpOp::GetField {
+                    index: 0,
+                    flat: false,
+                },
+                vec![arg(0)],
+                pos,
+            ),
+            Prim::Assign => {
+                let store = self.store_kind(node);
+                self.imp(
+                    ImpOp::SetField { index: 0, store },
+                    vec![arg(0), arg(1)],
+                    pos,
+                )
+            }
+            Prim::Incr => self.imp(ImpOp::AddToField { index: 0, delta: 1 }, vec![arg(0)], pos),
+            Prim::Decr => self.imp(
+                ImpOp::AddToField {
+                    index: 0,
+                    delta: -1,
+                },
+                vec![arg(0)],
+                pos,
+            ),
+            Prim::ArrayLength => self.imp(ImpOp::ArrayLength, vec![arg(0)], pos),
+            Prim::ArrayGet => {
+                let flat = self.array_flat(node, pos)?;
+                let op = ImpOp::ArrayGet {
+                    flat,
+                    checked: true,
+                };
+                self.imp(op, vec![arg(0), arg(1)], pos)
+            }
+            Prim::ArraySet => {
+                self.array_flat(node, pos)?;
+                let store = self.store_kind(node);
+                let op = ImpOp::ArraySet {
+                    store,
+                    checked: true,
+                };
+                self.imp(op, vec![arg(0), arg(1), arg(2)], pos)
+            }
+            Prim::ArrayMake => self.imp(ImpOp::ArrayMake, vec![arg(0), arg(1)], pos),
+            // No bounds check: a load, or a store, alone.
+            Prim::ArrayUnsafeGet => {
+                let flat = self.array_flat(node, pos)?;
+                let op = ImpOp::ArrayGet {
+                    flat,
+                    checked: false,
+                };
+                self.imp(op, vec![arg(0), arg(1)], pos)
+            }
+            Prim::ArrayUnsafeSet => {
+                self.array_flat(node, pos)?;
+                let store = self.store_kind(node);
+                let op = ImpOp::ArraySet {
+                    store,
+                    checked: false,
+                };
+                self.imp(op, vec![arg(0), arg(1), arg(2)], pos)
+            }
+            other => unreachable!("{other:?} is not an imperative primitive"),
+        })
+    }
+
+    /// Records, field accesses, arrays and loops.
+    pub(crate) fn imperative(&mut self, e: &Expr) -> CResult<Out> {
+        let record = |c: &Self| {
+            let tycon = c.typing.record_of[&e.id];
+            c.typing.types.records[&tycon].clone()
+        };
+        Ok(Out::Code(match &e.kind {
+            ExprKind::Record(fields, base) => {
+                let info = record(self);
+                let mut outs: Vec<Option<Out>> = info.fields.iter().map(|_| None).collect();
+                for (name, value) in fields {
+                    let i = info
+                        .fields
+                        .iter()
+                        .position(|f| &f.name == name)
+                        .expect("typed");
+                    outs[i] = Some(self.expr(value)?);
+                }
+                let flat = info.flat_float;
+                let Some(base) = base else {
+                    let outs: Vec<Out> =
+                        outs.into_iter().map(|o| o.expect("every field")).collect();
+                    let mutable = info.fields.iter().any(|f| f.mutable);
+                    if let (false, Some(fields)) = (mutable, all_const(&outs)) {
+                        return Ok(Out::Const(StaticValue::Record { flat, fields }));
+                    }
+                    let args = outs.into_iter().map(|o| self.lower(o)).collect();
+                    return Ok(Out::Code(self.imp(ImpOp::Make { flat }, args, e.pos)));
+                };
+                // `{ r with … }`: the kept fields are read from `r`, evaluated once.
+                let base = self.code(base)?;
+                let slot = self.new_slot();
+                let args = outs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, o)| match o {
+                        Some(o) => self.lower(o),
+                        None => {
+                            let op = ImpOp::GetField {
+                                index: i as u32,
+                                flat,
+                            };
+                            self.imp(op, vec![Code::Local(slot)], e.pos)
+                        }
+                    })
+                    .collect();
+                Code::Let(Box::new(Let {
+                    binder: Binder::Slot(slot),
+                    value: base,
+                    counter: None,
+                    body: self.imp(ImpOp::Make { flat }, args, e.pos),
+                    float_var: false,
+                }))
+            }
+            ExprKind::Field(r, name) => {
+                if let (Some(slot), "contents") = (self.ref_var(r), name.as_str()) {
+                    return Ok(Out::Code(Code::Local(slot)));
+                }
+                let info = record(self);
+                let index = info
+                    .fields
+                    .iter()
+                    .position(|f| &f.name == name)
+                    .expect("typed") as u32;
+                let r = self.code(r)?;
+                self.imp(
+                    ImpOp::GetField {
+                        index,
+                        flat: info.flat_float,
+                    },
+                    vec![r],
+                    e.pos,
+                )
+            }
+            ExprKind::SetField(r, name, v) => {
+                if let (Some(slot), "contents") = (self.ref_var(r), name.as_str()) {
+                    return Ok(Out::Code(Code::Assign(slot, Box::new(self.code(v)?))));
+                }
+                let info = record(self);
+                let index = info
+                    .fields
+                    .iter()
+                    .position(|f| &f.name == name)
+                    .expect("typed") as u32;
+                let store = if info.flat_float {
+                    StoreKind::Plain
+                } else {
+                    self.store_kind(e.id)
+                };
+                if let ExprKind::Var(x) = &r.kind {
+                    let immediate = !info.flat_float && self.kind(e.id) == ValueKind::Immediate;
+                    if let (true, Some(delta)) = (immediate, in_place_offset(x, name, v)) {
+                        let r = self.code(r)?;
+                        let op = ImpOp::AddToField { index, delta };
+                        return Ok(Out::Code(self.imp(op, vec![r], e.pos)));
+                    }
+                }
+                let (r, v) = (self.code(r)?, self.code(v)?);
+                self.imp(ImpOp::SetField { index, store }, vec![r, v], e.pos)
+            }
+            ExprKind::Array(items) => {
+                if items.is_empty() {
+                    // `[||]` is the runtime's atom, whatever the element type.
+                    return Ok(Out::Const(StaticValue::Record {
+                        flat: false,
+                        fields: Vec::new(),
+                    }));
+                }
+                let flat = self.array_flat(e.id, e.pos)?;
+                let outs = items
+                    .iter()
+                    .map(|i| self.expr(i))
+                    .collect::<CResult<Vec<_>>>()?;
+                if outs.len() > 4 && all_const(&outs).is_some() {
+                    return err(e.pos, "unsupported: a constant array literal of more than 4 elements (ocamlopt copies a static array with caml_obj_dup at run time)");
+                }
+                let args = outs.into_iter().map(|o| self.lower(o)).collect();
+                self.imp(ImpOp::Make { flat }, args, e.pos)
+            }
+            ExprKind::ArrayGet(a, i) => {
+                let flat = self.array_flat(e.id, e.pos)?;
+                let (a, i) = (self.code(a)?, self.code(i)?);
+                let op = ImpOp::ArrayGet {
+                    flat,
+                    checked: true,
+                };
+                self.imp(op, vec![a, i], e.pos)
+            }
+            ExprKind::ArraySet(a, i, v) => {
+                self.array_flat(e.id, e.pos)?;
+                let store = self.store_kind(e.id);
+                let checked = !rereads_element(a, i, v);
+                let (a, i, v) = (self.code(a)?, self.code(i)?, self.code(v)?);
+                self.imp(ImpOp::ArraySet { store, checked }, vec![a, i, v], e.pos)
+            }
+            ExprKind::For {
+                var,
+                from,
+                until,
+                down,
+                body,
+            } => {
+                let (from, until) = (self.code(from)?, self.code(until)?);
+                let mark = self.scope.len();
+                let slot = self.new_slot();
+                self.bind_local(var, slot, None);
+                let body = self.code(body)?;
+                self.scope.truncate(mark);
+                Code::For(Box::new(ForLoop {
+                    slot,
+                    from,
+                    until,
+                    down: *down,
+                    body,
+                }))
+            }
+            ExprKind::While(cond, body) => {
+                let (cond, body) = (self.code(cond)?, self.code(body)?);
+                Code::While(Box::new((cond, body)))
+            }
+            _ => unreachable!("only imperative expressions come here"),
+        }))
+    }
+}
+
+/// Whether the value `v` stored by `a.(i) <- v` reads `a.(i)` itself (the same variables) with
+/// nothing that stores, calls or allocates after it: ocamlopt's CSE then reuses that read's
+/// header load and bounds check for the store (`h.(b) <- h.(b) + 1` checks once).
+fn rereads_element(a: &Expr, i: &Expr, v: &Expr) -> bool {
+    let same = |x: &Expr, y: &Expr| match (&x.kind, &y.kind) {
+        (ExprKind::Var(p), ExprKind::Var(q)) => p == q,
+        (ExprKind::Int(p), ExprKind::Int(q)) => p == q,
+        _ => false,
+    };
+    if !matches!(a.kind, ExprKind::Var(_)) || !matches!(i.kind, ExprKind::Var(_) | ExprKind::Int(_))
+    {
+        return false;
+    }
+    fn pure(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) => true,
+            ExprKind::BinOp(op, x, y) => {
+                !op.is_structural_comparison()
+                    && !matches!(op, BinOp::And | BinOp::Or)
+                    && pure(x)
+                    && pure(y)
+            }
+            ExprKind::UnOp(_, x) | ExprKind::Field(x, _) => pure(x),
+            ExprKind::ArrayGet(x, y) => pure(x) && pure(y),
+            _ => false,
+        }
+    }
+    fn reads(e: &Expr, hit: &dyn Fn(&Expr) -> bool) -> bool {
+        hit(e)
+            || match &e.kind {
+                ExprKind::BinOp(_, x, y) | ExprKind::ArrayGet(x, y) => {
+                    reads(x, hit) || reads(y, hit)
+                }
+                ExprKind::UnOp(_, x) | ExprKind::Field(x, _) => reads(x, hit),
+                _ => false,
+            }
+    }
+    let hit = |e: &Expr| matches!(&e.kind, ExprKind::ArrayGet(x, y) if same(x, a) && same(y, i));
+    pure(v) && reads(v, &hit)
+}
+
+/// `c` when `v` is `x.field + c`, `c + x.field` or `x.field - c` (`!x` for `contents`) with
+/// `c` an integer literal: the value amd64's instruction selection stores with one `add` to
+/// memory when it goes back into the same field (`Ioffset_loc`).
+fn in_place_offset(x: &str, field: &str, v: &Expr) -> Option<i64> {
+    let reads_field = |e: &Expr| match &e.kind {
+        ExprKind::Field(r, f) => f == field && matches!(&r.kind, ExprKind::Var(n) if n == x),
+        ExprKind::App { func, args, .. } => {
+            field == "contents"
+                && matches!(&func.kind, ExprKind::Var(op) if op == "!")
+                && matches!(args.as_slice(), [Expr { kind: ExprKind::Var(n), .. }] if n == x)
+        }
+        _ => false,
+    };
+    match &v.kind {
+        ExprKind::BinOp(BinOp::Add, a, b) => match (&a.kind, &b.kind) {
+            (_, ExprKind::Int(c)) if reads_field(a) => Some(*c),
+            (ExprKind::Int(c), _) if reads_field(b) => Some(*c),
+            _ => None,
+        },
+        ExprKind::BinOp(BinOp::Sub, a, b) => match &b.kind {
+            ExprKind::Int(c) if reads_field(a) => Some(-*c),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether `body` uses the reference `x` only through `!`, `:=`, `incr`, `decr` and
+/// `.contents`, outside any function (Simplif's `eliminate_ref` condition). Uses under a
+/// binding that shadows `x` are someone else's.
+fn only_ref_uses(x: &str, body: &Expr) -> bool {
+    let is_x = |e: &Expr| matches!(&e.kind, ExprKind::Var(n) if n == x);
+    let binds_x = |p: &Pattern| {
+        let mut names = Vec::new();
+        crate::fv::pattern_vars(p, &mut names);
+        names.iter().any(|n| n == x)
+    };
+    let arms_ok = |arms: &[crate::ast::Arm]| {
+        arms.iter().all(|a| {
+            binds_x(&a.pat)
+                || (a.guard.as_ref().is_none_or(|g| only_ref_uses(x, g))
+                    && only_ref_uses(x, &a.body))
+        })
+    };
+    match &body.kind {
+        ExprKind::Var(n) => n != x,
+        ExprKind::App { func, args, .. } => {
+            let ref_op = matches!(&func.kind, ExprKind::Var(op) if REF_OPS.contains(&op.as_str()));
+            let rest = if ref_op && args.first().is_some_and(is_x) {
+                &args[1..]
+            } else {
+                &args[..]
+            };
+            only_ref_uses(x, func) && rest.iter().all(|a| only_ref_uses(x, a))
+        }
+        ExprKind::Field(r, f) if f == "contents" && is_x(r) => true,
+        ExprKind::SetField(r, f, v) if f == "contents" && is_x(r) => only_ref_uses(x, v),
+        // A function that mentions `x` captures the reference: it stays a block.
+        ExprKind::Fun { .. } | ExprKind::Function(_) => {
+            !crate::fv::of_function(&[], body).contains(x)
+        }
+        ExprKind::Let {
+            rec_,
+            bindings,
+            body,
+        } => {
+            let shadows = bindings.iter().any(|b| binds_x(&b.pat));
+            if *rec_ && shadows {
+                return true;
+            }
+            bindings.iter().all(|b| only_ref_uses(x, &b.expr))
+                && (shadows || only_ref_uses(x, body))
+        }
+        ExprKind::Match(s, arms) | ExprKind::Try(s, arms) => only_ref_uses(x, s) && arms_ok(arms),
+        ExprKind::For {
+            var,
+            from,
+            until,
+            body,
+            ..
+        } => {
+            only_ref_uses(x, from)
+                && only_ref_uses(x, until)
+                && (var == x || only_ref_uses(x, body))
+        }
+        _ => children(body).into_iter().all(|c| only_ref_uses(x, c)),
+    }
+}
+
+/// The direct subexpressions of the forms that bind nothing.
+fn children(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Char(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Unit
+        | ExprKind::Var(_)
+        | ExprKind::Constr(_, None) => Vec::new(),
+        ExprKind::Constr(_, Some(a))
+        | ExprKind::UnOp(_, a)
+        | ExprKind::Annot(a, _)
+        | ExprKind::Field(a, _) => vec![&**a],
+        ExprKind::Tuple(items) | ExprKind::List(items) | ExprKind::Array(items) => {
+            items.iter().collect()
+        }
+        ExprKind::Cons(a, b)
+        | ExprKind::BinOp(_, a, b)
+        | ExprKind::Seq(a, b)
+        | ExprKind::SetField(a, _, b)
+        | ExprKind::ArrayGet(a, b)
+        | ExprKind::While(a, b) => vec![&**a, &**b],
+        ExprKind::ArraySet(a, b, c) => vec![&**a, &**b, &**c],
+        ExprKind::If(c, t, el) => {
+            let mut v = vec![&**c, &**t];
+            v.extend(el.as_deref());
+            v
+        }
+        ExprKind::Record(fields, base) => {
+            let mut v: Vec<&Expr> = fields.iter().map(|(_, e)| e).collect();
+            v.extend(base.as_deref());
+            v
+        }
+        ExprKind::App { func, args, .. } => std::iter::once(&**func).chain(args).collect(),
+        ExprKind::Let { .. }
+        | ExprKind::Fun { .. }
+        | ExprKind::Function(_)
+        | ExprKind::Match(..)
+        | ExprKind::Try(..)
+        | ExprKind::For { .. } => unreachable!("binding forms are walked by `only_ref_uses`"),
+    }
+}

@@ -1,0 +1,266 @@
+//! Compiling records, references, arrays and loops into closures (see [`crate::lower`]).
+
+use crate::catalogue::Counter;
+use crate::heap::{Born, MAX_YOUNG_WOSIZE};
+use crate::ir::*;
+use crate::lower::{ev, Ev, Lower, Operand, FLOAT_BOX_WORDS};
+use crate::machine::{Machine, R};
+use crate::types::EXN_INVALID_ARGUMENT;
+use crate::value::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The block of a record, reference or array (the type checker guarantees it is one).
+#[inline]
+fn block(v: &Value) -> &MutBlock {
+    match v {
+        Value::Mut(b) => b,
+        other => unreachable!("expected a record or an array, got {other:?}"),
+    }
+}
+
+#[cold]
+fn invalid_argument(
+    m: &mut Machine<'_>,
+    message: &str,
+    pos: crate::ast::Pos,
+) -> crate::machine::Thrown {
+    let msg = Value::Str(Rc::new(message.to_string()));
+    m.raise(EXN_INVALID_ARGUMENT, vec![msg], pos)
+}
+
+/// The element index `i` of `b`, or the exception ocamlopt's bounds check raises.
+#[inline]
+fn index(m: &mut Machine<'_>, b: &MutBlock, i: i64, pos: crate::ast::Pos) -> R<usize> {
+    let len = b.fields.borrow().len();
+    if i < 0 || i as usize >= len {
+        return Err(invalid_argument(m, "index out of bounds", pos));
+    }
+    Ok(i as usize)
+}
+
+fn barrier(m: &mut Machine<'_>, store: StoreKind) {
+    if store == StoreKind::Barrier {
+        m.count(Counter::CamlModify);
+    }
+}
+
+impl Lower {
+    /// `Imp`, `Assign`, `For` and `While` nodes.
+    pub(crate) fn imperative(&self, code: Code) -> Ev {
+        match code {
+            Code::Imp(node) => self.imp(*node),
+            Code::Assign(slot, value) => {
+                let value = self.operand(*value);
+                ev(move |m| {
+                    let v = value.get(m)?;
+                    m.set_local(slot, v);
+                    Ok(UNIT)
+                })
+            }
+            Code::For(f) => {
+                let ForLoop {
+                    slot,
+                    from,
+                    until,
+                    down,
+                    body,
+                } = *f;
+                let (from, until, body) = (
+                    self.operand(from),
+                    self.operand(until),
+                    self.code(body, false),
+                );
+                let entry = if down {
+                    Counter::IntCondLT
+                } else {
+                    Counter::IntCondGT
+                };
+                let step: i64 = if down { -1 } else { 1 };
+                ev(move |m| {
+                    let lo = from.int(m)?;
+                    let hi = until.int(m)?;
+                    m.count(entry);
+                    if (!down && lo > hi) || (down && lo < hi) {
+                        return Ok(UNIT);
+                    }
+                    let mut i = lo;
+                    loop {
+                        m.count(Counter::ForIter);
+                        m.set_local(slot, Value::Int(i));
+                        body(m)?.release();
+                        if i == hi {
+                            return Ok(UNIT);
+                        }
+                        i += step;
+                    }
+                })
+            }
+            Code::While(w) => {
+                let (cond, body) = *w;
+                let (cond, body) = (self.cond(cond), self.code(body, false));
+                ev(move |m| {
+                    while cond(m)? {
+                        m.count(Counter::WhileIter);
+                        body(m)?.release();
+                    }
+                    Ok(UNIT)
+                })
+            }
+            other => unreachable!("not an imperative node: {other:?}"),
+        }
+    }
+
+    fn imp(&self, node: ImpNode) -> Ev {
+        let ImpNode { op, args, pos } = node;
+        if let ImpOp::Make { flat } = op {
+            return self.make(flat, args);
+        }
+        let mut args: Vec<Operand> = args
+            .into_vec()
+            .into_iter()
+            .map(|a| self.operand(a))
+            .collect();
+        let mut take = || args.remove(0);
+        match op {
+            ImpOp::Make { .. } => unreachable!("built above"),
+            ImpOp::GetField { index, .. } => {
+                let r = take();
+                ev(move |m| {
+                    let r = r.get(m)?;
+                    m.count(Counter::TupleMatch);
+                    let v = block(&r).fields.borrow()[index as usize].clone();
+                    Ok(v)
+                })
+            }
+            ImpOp::SetField { index, store } => {
+                let (r, v) = (take(), take());
+                let counter = match store {
+                    StoreKind::Plain => Counter::FieldSet,
+                    StoreKind::Barrier => Counter::CamlModify,
+                };
+                ev(move |m| {
+                    let v = v.get(m)?;
+                    let r = r.get(m)?;
+                    m.count(counter);
+                    let old =
+                        std::mem::replace(&mut block(&r).fields.borrow_mut()[index as usize], v);
+                    old.release();
+                    Ok(UNIT)
+                })
+            }
+            ImpOp::AddToField { index, delta } => {
+                let r = take();
+                ev(move |m| {
+                    let r = r.get(m)?;
+                    m.count(Counter::AddToField);
+                    let mut fields = block(&r).fields.borrow_mut();
+                    let i = index as usize;
+                    fields[i] = Value::Int(wrap63(fields[i].int().wrapping_add(delta)));
+                    Ok(UNIT)
+                })
+            }
+            ImpOp::ArrayGet { checked, .. } => {
+                let (a, i) = (take(), take());
+                // `Array.unsafe_get` is the element load alone, as a field read.
+                let counter = if checked {
+                    Counter::ArrayGet
+                } else {
+                    Counter::TupleMatch
+                };
+                ev(move |m| {
+                    let i = i.int(m)?;
+                    let a = a.get(m)?;
+                    m.count(counter);
+                    let b = block(&a);
+                    let i = index(m, b, i, pos)?;
+                    let v = b.fields.borrow()[i].clone();
+                    Ok(v)
+                })
+            }
+            ImpOp::ArraySet { store, checked } => {
+                let (a, i, v) = (take(), take(), take());
+                ev(move |m| {
+                    let v = v.get(m)?;
+                    let i = i.int(m)?;
+                    let a = a.get(m)?;
+                    if checked {
+                        m.count(Counter::ArraySet);
+                        barrier(m, store);
+                    } else {
+                        // No bounds check (the value's own `a.(i)` made it, or `unsafe_set`):
+                        // only the store is left.
+                        m.count(match store {
+                            StoreKind::Plain => Counter::FieldSet,
+                            StoreKind::Barrier => Counter::CamlModify,
+                        });
+                    }
+                    let b = block(&a);
+                    let i = index(m, b, i, pos)?;
+                    std::mem::replace(&mut b.fields.borrow_mut()[i], v).release();
+                    Ok(UNIT)
+                })
+            }
+            ImpOp::ArrayLength => {
+                let a = take();
+                ev(move |m| {
+                    let a = a.get(m)?;
+                    m.count(Counter::ArrayLength);
+                    let n = block(&a).fields.borrow().len();
+                    Ok(Value::Int(n as i64))
+                })
+            }
+            ImpOp::ArrayMake => {
+                let (n, x) = (take(), take());
+                ev(move |m| {
+                    let x = x.get(m)?;
+                    let n = n.int(m)?;
+                    m.count(Counter::ArrayMake);
+                    if n < 0 {
+                        return Err(invalid_argument(m, "Array.make", pos));
+                    }
+                    m.count_n(Counter::ArrayMakeWord, n as usize);
+                    // caml_make_vect: the atom for n = 0; flat doubles when the initial value is
+                    // a boxed float, whatever the static type; beyond Max_young_wosize words,
+                    // straight into the major heap.
+                    let words = n as u64 + 1;
+                    let born = if n == 0 {
+                        Born::untracked()
+                    } else if n as u64 > u64::from(MAX_YOUNG_WOSIZE) {
+                        Born::major(words)
+                    } else {
+                        Born::new(words as u32)
+                    };
+                    let flat = n > 0 && matches!(x, Value::Float(_));
+                    let fields = vec![x; n as usize].into_boxed_slice();
+                    Ok(Value::Mut(Rc::new(MutBlock {
+                        flat,
+                        fields: RefCell::new(fields),
+                        born,
+                    })))
+                })
+            }
+        }
+    }
+
+    /// A record, reference or array literal: `TupleHead` + `TupleElem` per field, as
+    /// `Pmakeblock` and `Pmakearray` allocate inline.
+    fn make(&self, flat: bool, args: Box<[Code]>) -> Ev {
+        let (items, boxed) = self.fields(args);
+        let words = 1 + items.len() as u32 + FLOAT_BOX_WORDS * boxed;
+        ev(move |m| {
+            m.count(Counter::TupleHead);
+            m.count_n(Counter::TupleElem, items.len());
+            m.count_n(Counter::FloatBox, boxed as usize);
+            let mut values = vec![UNIT; items.len()];
+            for (i, c) in items.iter().enumerate().rev() {
+                values[i] = c.get(m)?;
+            }
+            Ok(Value::Mut(Rc::new(MutBlock {
+                flat,
+                fields: RefCell::new(values.into_boxed_slice()),
+                born: Born::new(words),
+            })))
+        })
+    }
+}

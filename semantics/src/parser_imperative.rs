@@ -1,0 +1,271 @@
+//! Parsing the imperative part of the subset: records (literals, `{ r with … }`, field access,
+//! patterns, declarations), arrays (`[| … |]`, `a.(i)`), assignments (`<-`, `:=`), `!`, `for`
+//! and `while` loops, and the few `Array.…` names the subset knows.
+
+use crate::ast::*;
+use crate::lexer::{Kw, Tok};
+use crate::parser::{PResult, Parser};
+
+/// The `Array` functions the subset knows (the interpreter's primitives of the same name).
+pub(crate) const ARRAY_FUNCTIONS: &[&str] =
+    &["length", "make", "get", "set", "unsafe_get", "unsafe_set"];
+
+impl Parser<'_> {
+    fn node(&mut self, pos: Pos, kind: ExprKind) -> Expr {
+        Expr {
+            id: self.fresh_id(),
+            pos,
+            kind,
+        }
+    }
+
+    /// `Array.f` for a known `f` (the `Array` is the current token), as the variable
+    /// `Array.f`; any other module path is refused.
+    pub(crate) fn module_value(&mut self, module: &str, pos: Pos) -> PResult<Option<Expr>> {
+        if !self.is_op(".") {
+            return Ok(None);
+        }
+        if module == "Array" {
+            if let Tok::Ident(f) = self.peek_at(1).clone() {
+                if ARRAY_FUNCTIONS.contains(&f.as_str()) {
+                    self.advance();
+                    self.advance();
+                    return Ok(Some(self.node(pos, ExprKind::Var(format!("Array.{f}")))));
+                }
+            }
+        }
+        self.check_not_module_path(module, pos)?;
+        Ok(None)
+    }
+
+    /// Field accesses and array indexing after a simple expression: `e.f`, `e.(i)`.
+    pub(crate) fn postfix(&mut self, mut e: Expr) -> PResult<Expr> {
+        while self.is_op(".") {
+            let pos = self.pos();
+            match self.peek_at(1).clone() {
+                Tok::Ident(f) => {
+                    self.advance();
+                    self.advance();
+                    let start = e.pos;
+                    e = self.node(start, ExprKind::Field(Box::new(e), f));
+                }
+                Tok::Op(o) if o == "(" => {
+                    self.advance();
+                    self.advance();
+                    let index = self.seq_expr()?;
+                    self.expect_op(")")?;
+                    let start = e.pos;
+                    e = self.node(start, ExprKind::ArrayGet(Box::new(e), Box::new(index)));
+                }
+                Tok::Op(o) if o == "[" => return self.unsupported(pos, "strings (`s.[i]`)"),
+                _ => return self.unsupported(pos, "module paths and this use of `.`"),
+            }
+        }
+        Ok(e)
+    }
+
+    /// `!e`: the dereference of the atom that follows (`!r.f` is `(!r).f`).
+    pub(crate) fn deref(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        self.expect_op("!")?;
+        let operand = self.atom()?;
+        let bang = self.node(pos, ExprKind::Var("!".into()));
+        Ok(self.node(
+            pos,
+            ExprKind::App {
+                func: Box::new(bang),
+                args: vec![operand],
+                tail: false,
+            },
+        ))
+    }
+
+    /// `lhs <- rhs` (a field or an array element) and `lhs := rhs`.
+    pub(crate) fn assignment(&mut self, op: &str, pos: Pos, lhs: Expr, rhs: Expr) -> PResult<Expr> {
+        if op == ":=" {
+            let f = self.node(pos, ExprKind::Var(":=".into()));
+            return Ok(self.node(
+                pos,
+                ExprKind::App {
+                    func: Box::new(f),
+                    args: vec![lhs, rhs],
+                    tail: false,
+                },
+            ));
+        }
+        let start = lhs.pos;
+        let kind = match lhs.kind {
+            ExprKind::Field(r, f) => ExprKind::SetField(r, f, Box::new(rhs)),
+            ExprKind::ArrayGet(a, i) => ExprKind::ArraySet(a, i, Box::new(rhs)),
+            _ => return Err(crate::parser::ParseError::Syntax {
+                pos,
+                message:
+                    "`<-` assigns a record field (`r.f <- v`) or an array element (`a.(i) <- v`)"
+                        .into(),
+            }),
+        };
+        Ok(self.node(start, kind))
+    }
+
+    /// `{ f = e; … }`, `{ e with f = e; … }` (the `{` is the current token).
+    pub(crate) fn record_expr(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        self.expect_op("{")?;
+        let base = if !matches!(self.peek(), Tok::Ident(_))
+            || matches!(self.peek_at(1), Tok::Kw(Kw::With))
+        {
+            let e = self.atom()?;
+            let e = self.postfix(e)?;
+            self.expect_kw(Kw::With, "with")?;
+            Some(Box::new(e))
+        } else {
+            None
+        };
+        let mut fields = Vec::new();
+        loop {
+            let fpos = self.pos();
+            let name = self.ident("a field name")?;
+            let value = if self.eat_op("=") {
+                self.expr()?
+            } else {
+                // `{ x; … }` is `{ x = x; … }`.
+                self.node(fpos, ExprKind::Var(name.clone()))
+            };
+            fields.push((name, value));
+            if !self.eat_op(";") || self.is_op("}") {
+                break;
+            }
+        }
+        self.expect_op("}")?;
+        Ok(self.node(pos, ExprKind::Record(fields, base)))
+    }
+
+    /// `[| e1; …; en |]` (the `[|` is the current token).
+    pub(crate) fn array_expr(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        self.expect_op("[|")?;
+        let mut items = Vec::new();
+        while !self.closes_array() {
+            items.push(self.expr()?);
+            if !self.eat_op(";") {
+                break;
+            }
+        }
+        if !self.closes_array() {
+            return self.unexpected("`|]`");
+        }
+        self.advance();
+        self.advance();
+        Ok(self.node(pos, ExprKind::Array(items)))
+    }
+
+    fn closes_array(&self) -> bool {
+        self.is_op("|") && matches!(self.peek_at(1), Tok::Op(o) if o == "]")
+    }
+
+    /// `for i = a to b do … done` and `while c do … done` (the keyword is the current token).
+    pub(crate) fn loop_expr(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        if self.eat_kw(Kw::While) {
+            let cond = self.seq_expr()?;
+            self.expect_kw(Kw::Do, "do")?;
+            let body = self.loop_body()?;
+            return Ok(self.node(pos, ExprKind::While(Box::new(cond), Box::new(body))));
+        }
+        self.expect_kw(Kw::For, "for")?;
+        let var = self.ident("the loop variable")?;
+        self.expect_op("=")?;
+        let from = self.seq_expr()?;
+        let down = if self.eat_kw(Kw::Downto) {
+            true
+        } else {
+            self.expect_kw(Kw::To, "to")?;
+            false
+        };
+        let until = self.seq_expr()?;
+        self.expect_kw(Kw::Do, "do")?;
+        let body = self.loop_body()?;
+        Ok(self.node(
+            pos,
+            ExprKind::For {
+                var,
+                from: Box::new(from),
+                until: Box::new(until),
+                down,
+                body: Box::new(body),
+            },
+        ))
+    }
+
+    fn loop_body(&mut self) -> PResult<Expr> {
+        let pos = self.pos();
+        let body = if self.is_kw(Kw::Done) {
+            self.node(pos, ExprKind::Unit)
+        } else {
+            self.seq_expr()?
+        };
+        self.expect_kw(Kw::Done, "done")?;
+        Ok(body)
+    }
+
+    /// `{ f = p; g; _ }` in a pattern (the `{` is the current token).
+    pub(crate) fn record_pattern(&mut self) -> PResult<Pattern> {
+        let pos = self.pos();
+        self.expect_op("{")?;
+        let mut fields = Vec::new();
+        loop {
+            if self.is_op("}") {
+                break;
+            }
+            let fpos = self.pos();
+            let name = self.ident("a field name")?;
+            if name == "_" {
+                self.eat_op(";");
+                continue;
+            }
+            let pat = if self.eat_op("=") {
+                self.pattern()?
+            } else {
+                Pattern {
+                    id: self.fresh_id(),
+                    pos: fpos,
+                    kind: PatKind::Var(name.clone()),
+                }
+            };
+            fields.push((name, pat));
+            if !self.eat_op(";") {
+                break;
+            }
+        }
+        self.expect_op("}")?;
+        Ok(Pattern {
+            id: self.fresh_id(),
+            pos,
+            kind: PatKind::Record(fields),
+        })
+    }
+
+    /// The fields of `type t = { mutable a : int; b : t list }` (the `{` is the current token).
+    pub(crate) fn record_decl(&mut self) -> PResult<TypeDeclBody> {
+        self.expect_op("{")?;
+        let mut fields = Vec::new();
+        while !self.is_op("}") {
+            let pos = self.pos();
+            let mutable = self.eat_kw(Kw::Mutable);
+            let name = self.ident("a field name")?;
+            self.expect_op(":")?;
+            let ty = self.type_expr()?;
+            fields.push(FieldDecl {
+                name,
+                mutable,
+                ty,
+                pos,
+            });
+            if !self.eat_op(";") {
+                break;
+            }
+        }
+        self.expect_op("}")?;
+        Ok(TypeDeclBody::Record(fields))
+    }
+}
