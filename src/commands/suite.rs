@@ -40,7 +40,7 @@ pub struct SuiteArgs {
     #[arg(long, default_value = super::history::DEFAULT_DB)]
     pub history: PathBuf,
     /// Do not count instructions per run under valgrind. They are counted by default, after
-    /// timing, when valgrind is installed (about +2 minutes on the default suite; see
+    /// timing, when valgrind is installed (about +2.5 minutes on the default suite; see
     /// docs/design.md, "Instructions").
     #[arg(long, conflicts_with = "instructions")]
     pub no_instructions: bool,
