@@ -85,7 +85,7 @@
 //!   (a poll of the minor heap heads each loop), raises or pushes a handler sets up a stack
 //!   frame on entry (a function's tail call to itself jumps past it). All three come from the liveness pass (`liveness.rs`).
 //! - **Table jumps the processor mispredicts** count `JumpMiss`: a model of the
-//!   indirect-jump predictor runs beside the program (`branch.rs`) and sees the arm each
+//!   indirect-jump predictor runs beside the program (`table_jump.rs`) and sees the arm each
 //!   `match` of more than two arms takes. Two-way tests are not counted (see there).
 //! - **Closures.** `FunDef` + `Closure` × |captured variables| for every closure *allocated*.
 //!   Free variables are computed statically; top-level values, compile-time constants and
@@ -168,7 +168,6 @@
 
 mod ast;
 mod boxing;
-mod branch;
 mod catalogue;
 mod compile;
 mod compile_app;
@@ -196,6 +195,7 @@ mod parser_types;
 mod prelude;
 mod prims;
 mod program;
+mod table_jump;
 mod tail;
 mod types;
 mod value;

@@ -159,7 +159,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
 pub(crate) struct Lower {
     /// Arity of every function, so that calls of a closed function can be resolved here.
     pub(crate) arities: Vec<u32>,
-    /// Table-jump sites numbered so far (see [`crate::branch`]).
+    /// Table-jump sites numbered so far (see [`crate::table_jump`]).
     pub(crate) sites: std::cell::Cell<u32>,
 }
 

@@ -88,7 +88,7 @@ pub(crate) struct Machine<'p> {
     /// Lowest stack address recursion may reach (the evaluation thread's stack grows down).
     stack_limit: usize,
     /// The model of the processor's indirect-jump predictor (`JumpMiss`).
-    predictor: crate::branch::JumpPredictor,
+    predictor: crate::table_jump::JumpPredictor,
 }
 
 #[inline(always)]
