@@ -59,7 +59,7 @@ mod tests {
 
     #[test]
     fn learns_a_constant_target_and_a_cycle_but_not_random_targets() {
-        assert!(misses(std::iter::repeat(2).take(1000)) <= 7);
+        assert!(misses(std::iter::repeat_n(2, 1000)) <= 7);
         assert!(misses((0..1000).map(|i| (i % 4) as u8)) < 40);
         let mut s: u64 = 12345;
         let random = (0..10_000).map(move |_| {
