@@ -199,42 +199,23 @@ impl Compiler<'_> {
                 pos,
             ),
             Prim::ArrayLength => self.imp(ImpOp::ArrayLength, vec![arg(0)], pos),
-            Prim::ArrayGet => {
+            // `unsafe_get`/`unsafe_set`: no bounds check, the load or the store alone.
+            Prim::ArrayGet | Prim::ArrayUnsafeGet => {
                 let flat = self.array_flat(node, pos)?;
-                let op = ImpOp::ArrayGet {
-                    flat,
-                    checked: true,
-                };
-                self.imp(op, vec![arg(0), arg(1)], pos)
+                let checked = p == Prim::ArrayGet;
+                self.imp(ImpOp::ArrayGet { flat, checked }, vec![arg(0), arg(1)], pos)
             }
-            Prim::ArraySet => {
+            Prim::ArraySet | Prim::ArrayUnsafeSet => {
                 self.array_flat(node, pos)?;
                 let store = self.store_kind(node);
-                let op = ImpOp::ArraySet {
-                    store,
-                    checked: true,
-                };
-                self.imp(op, vec![arg(0), arg(1), arg(2)], pos)
+                let checked = p == Prim::ArraySet;
+                self.imp(
+                    ImpOp::ArraySet { store, checked },
+                    vec![arg(0), arg(1), arg(2)],
+                    pos,
+                )
             }
             Prim::ArrayMake => self.imp(ImpOp::ArrayMake, vec![arg(0), arg(1)], pos),
-            // No bounds check: a load, or a store, alone.
-            Prim::ArrayUnsafeGet => {
-                let flat = self.array_flat(node, pos)?;
-                let op = ImpOp::ArrayGet {
-                    flat,
-                    checked: false,
-                };
-                self.imp(op, vec![arg(0), arg(1)], pos)
-            }
-            Prim::ArrayUnsafeSet => {
-                self.array_flat(node, pos)?;
-                let store = self.store_kind(node);
-                let op = ImpOp::ArraySet {
-                    store,
-                    checked: false,
-                };
-                self.imp(op, vec![arg(0), arg(1), arg(2)], pos)
-            }
             other => unreachable!("{other:?} is not an imperative primitive"),
         })
     }
