@@ -160,26 +160,41 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
     assert!(residual < 0.05, "{}", model["memory_fit"]);
     report_opens_in_chromium(&run.join("report/index.html"));
 
-    // A re-run with the same compiler: compare must find (almost) nothing.
+    // A re-run with the same compiler. A quick suite measures for a few seconds, and on a
+    // shared machine a neighbour can slow a whole run of it, so two separate runs may really
+    // differ: what must hold is that every verdict is the one its interval gives. That
+    // nothing is flagged between two measurements of one compiler is checked where a nightly
+    // job would check it, on compilers interleaved in one run (the `afl` test below).
     let out = mlcost(&suite_args("run2", &[]), ws.path());
     assert!(out.status.success(), "{}", text(&out));
     let out = mlcost(&["compare", "run1", "run2", "--json"], ws.path());
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out));
     let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let changes = cmp["constructs"].as_array().unwrap();
-    let alarms = changes
-        .iter()
-        .filter(|c| c["verdict"] == "slower" || c["verdict"] == "faster")
-        .count();
-    eprintln!(
-        "re-run comparison: {alarms} significant changes among {} constructs",
-        changes.len()
-    );
-    assert!(
-        alarms <= 1,
-        "{}",
-        serde_json::to_string_pretty(&cmp).unwrap()
-    );
+    assert!(changes.len() >= 8, "{cmp}");
+    for c in changes {
+        let (low, high) = (
+            c["ratio_ci"][0].as_f64().unwrap(),
+            c["ratio_ci"][1].as_f64().unwrap(),
+        );
+        let expected = match c["verdict"].as_str().unwrap() {
+            "slower" => low > 1.0,
+            "faster" => high < 1.0,
+            "no_significant_change" => {
+                (low <= 1.0 && high >= 1.0) || c["change_pct"].as_f64().unwrap().abs() <= 3.0
+            }
+            _ => true,
+        };
+        assert!(expected, "verdict against its interval: {c}");
+        let regression = c["regression"].as_bool().unwrap();
+        assert_eq!(
+            regression,
+            c["verdict"] == "slower" && c["change_pct"].as_f64().unwrap() > 5.0,
+            "{c}"
+        );
+    }
+    let regressions = changes.iter().filter(|c| c["regression"] == true).count();
+    assert_eq!(out.status.code(), Some(i32::from(regressions > 0)), "{cmp}");
     let out = mlcost(&["compare", "run1", "run1"], ws.path());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 
@@ -300,6 +315,8 @@ fn compare_fails_on_a_compiler_that_instruments_every_branch() {
             "plain=ocamlopt",
             "--compiler",
             "afl=ocamlopt",
+            "--compiler",
+            "same=ocamlopt",
             "--compiler-flags",
             "afl=-inline 0 -afl-instrument",
             // Four layouts and longer quotas than --quick: intervals a nightly job would have.
@@ -313,10 +330,28 @@ fn compare_fails_on_a_compiler_that_instruments_every_branch() {
     args.retain(|a| *a != "--no-instructions");
     let out = mlcost(&args, ws.path());
     assert!(out.status.success(), "{}", text(&out));
-    let out = mlcost(&["compare", "afl", "--threshold", "5"], ws.path());
+    let out = mlcost(
+        &["compare", "afl", "--compiler-b", "afl", "--threshold", "5"],
+        ws.path(),
+    );
     let all = text(&out);
     assert_eq!(out.status.code(), Some(1), "{all}");
     assert!(all.contains("REGRESSION"), "{all}");
+    // The same compiler measured twice, interleaved with it: nothing to report (a nightly
+    // job's false alarm).
+    let out = mlcost(
+        &["compare", "afl", "--compiler-b", "same", "--json"],
+        ws.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let alarms: Vec<&serde_json::Value> = cmp["constructs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["verdict"] == "slower" || c["verdict"] == "faster")
+        .collect();
+    assert!(alarms.len() <= 1, "{alarms:#?}");
     // Instructions, counted under valgrind: instrumenting every branch adds instructions to
     // the constructs that branch, exactly, run after run.
     if valgrind_present() {

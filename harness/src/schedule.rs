@@ -1,8 +1,10 @@
 //! The order of a run's visits: every point once per round, each round in a fresh random
 //! order drawn from the run's seed. A slow phase of the machine then falls on a few visits
-//! of many points, scattered over the run, instead of on every batch of a few points; and
-//! compilers and layouts of one program are visited at unrelated times, so drift cannot
-//! masquerade as a difference between them.
+//! of many points, scattered over the run, instead of on every batch of a few points.
+//! Compilers are compared by pairs of visits, as Chromium's Pinpoint measures A and B: the
+//! compilers of one (program, size, layout) are visited back to back, in a random order, so
+//! that a slow phase lasting seconds falls on all of them or, at its edge, on a random one,
+//! and moves their ratio far less than their times.
 //!
 //! Seeds come from FNV-1a over the parts' bytes: a hash whose algorithm is fixed, so that a
 //! recorded seed reproduces the same order on any build of mlcost.
@@ -11,6 +13,7 @@ use crate::samples::PointKey;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
+use std::collections::BTreeMap;
 
 /// FNV-1a (64 bit) over `parts`, each followed by a separator byte.
 pub fn stable_seed<S: AsRef<[u8]>>(parts: &[S]) -> u64 {
@@ -34,17 +37,29 @@ pub struct Visit {
 }
 
 /// Every visit of a run, in the order they are to be taken: round 0 in its shuffled order,
-/// then round 1 in another, and so on.
+/// then round 1 in another, and so on; within a round the compilers of one (program, size,
+/// layout) follow one another.
 pub fn visit_order(points: &[PointKey], rounds: u32, seed: u64) -> Vec<Visit> {
+    let mut by_pair: BTreeMap<(&str, u64, u32), Vec<&PointKey>> = BTreeMap::new();
+    for key in points {
+        by_pair
+            .entry((key.benchmark.as_str(), key.size, key.layout))
+            .or_default()
+            .push(key);
+    }
     let mut order = Vec::with_capacity(points.len() * rounds as usize);
     for round in 0..rounds {
-        let mut shuffled: Vec<&PointKey> = points.iter().collect();
         let round_seed = stable_seed(&[seed.to_le_bytes(), u64::from(round).to_le_bytes()]);
-        shuffled.shuffle(&mut StdRng::seed_from_u64(round_seed));
-        order.extend(shuffled.into_iter().map(|key| Visit {
-            round,
-            key: key.clone(),
-        }));
+        let mut rng = StdRng::seed_from_u64(round_seed);
+        let mut groups: Vec<Vec<&PointKey>> = by_pair.values().cloned().collect();
+        groups.shuffle(&mut rng);
+        for group in &mut groups {
+            group.shuffle(&mut rng);
+            order.extend(group.iter().map(|key| Visit {
+                round,
+                key: (*key).clone(),
+            }));
+        }
     }
     order
 }
@@ -68,6 +83,37 @@ mod tests {
             size,
             layout,
         }
+    }
+
+    #[test]
+    fn the_compilers_of_a_point_are_visited_back_to_back_in_random_order() {
+        let mut points = Vec::new();
+        for i in 0..30 {
+            for compiler in ["a", "b"] {
+                points.push(PointKey {
+                    compiler: compiler.into(),
+                    ..key("p", 100 + i, (i % 3) as u32)
+                });
+            }
+        }
+        let order = visit_order(&points, 4, 11);
+        assert_eq!(order.len(), 240);
+        let mut a_first = 0;
+        for pair in order.chunks(2) {
+            let (x, y) = (&pair[0].key, &pair[1].key);
+            assert_eq!(
+                (&x.benchmark, x.size, x.layout),
+                (&y.benchmark, y.size, y.layout)
+            );
+            assert_ne!(x.compiler, y.compiler);
+            assert_eq!(pair[0].round, pair[1].round);
+            a_first += usize::from(x.compiler == "a");
+        }
+        // Which compiler goes first is a coin toss per pair: over 120 pairs, far from 0 or 120.
+        assert!(
+            (30..=90).contains(&a_first),
+            "{a_first} of 120 pairs start with a"
+        );
     }
 
     #[test]
