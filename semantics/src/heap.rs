@@ -14,11 +14,15 @@
 //! run: blocks built by `input` or top-level definitions are old data, promoted long before any
 //! measured run, and are stamped [`Born::untracked`].
 //!
+//! The same stamp holds what the cache model needs (see [`crate::cache`]): the block's
+//! address and the cache clock at its last touch.
+//!
 //! Where the interpreter keeps a value longer than native code would (a frame slot that is no
 //! longer used), the block looks older than it is; closures' blocks are not stamped (their
 //! environments are shared between the functions of a group), so they count as allocated but
 //! never promoted.
 
+use crate::cache::{Touched, Touches};
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 
@@ -56,9 +60,10 @@ pub(crate) fn closure_code_words(arity: u32) -> u32 {
     }
 }
 
-/// Birth stamp of a block: allocation clock at birth (high 48 bits) and size in words (low 16).
+/// Birth stamp of a block: allocation clock at birth (high 48 bits) and size in words (low
+/// 16); and its cache stamp.
 #[derive(Debug)]
-pub(crate) struct Born(u64);
+pub(crate) struct Born(u64, Touched);
 
 const UNTRACKED: u64 = u64::MAX;
 const SIZE_BITS: u32 = 16;
@@ -68,19 +73,29 @@ impl Born {
     /// clock; outside a run, the block is not tracked.
     #[inline]
     pub(crate) fn new(words: u32) -> Born {
+        let touched = Touched::allocated(words);
         CLOCK.with(|clock| {
             if !clock.tracking.get() {
-                return Born(UNTRACKED);
+                return Born(UNTRACKED, touched);
             }
             let birth = clock.words.get();
             clock.words.set(birth + u64::from(words));
-            Born(birth << SIZE_BITS | u64::from(words.min((1 << SIZE_BITS) - 1)))
+            Born(
+                birth << SIZE_BITS | u64::from(words.min((1 << SIZE_BITS) - 1)),
+                touched,
+            )
         })
+    }
+
+    /// A read of the block (`words` of it): see [`Touched::read`].
+    #[inline]
+    pub(crate) fn touch(&self, words: u32) {
+        self.1.read(words);
     }
 
     /// Static data and values built outside a run.
     pub(crate) const fn untracked() -> Born {
-        Born(UNTRACKED)
+        Born(UNTRACKED, Touched::for_static_data())
     }
 
     /// A block of `words` words (header included) allocated directly in the major heap:
@@ -91,7 +106,10 @@ impl Born {
                 clock.major_words.set(clock.major_words.get() + words);
             }
         });
-        Born(UNTRACKED)
+        Born(
+            UNTRACKED,
+            Touched::allocated(words.min(u64::from(u32::MAX)) as u32),
+        )
     }
 }
 
@@ -142,6 +160,7 @@ pub(crate) fn start() {
         clock.major_words.set(0);
         clock.ages.borrow_mut().clear();
     });
+    crate::cache::start();
 }
 
 /// Ends a run (after every block it built has been dropped) and returns what it allocated.
@@ -162,6 +181,7 @@ pub(crate) fn finish() -> Allocation {
                     word_age: b.word_age,
                 })
                 .collect(),
+            touches: crate::cache::finish(),
         }
     })
 }
@@ -182,7 +202,7 @@ pub struct LifetimeBucket {
 }
 
 /// What one run allocates.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Allocation {
     /// Words allocated on the heap per run, headers included: the runtime's minor words plus
     /// the words allocated directly in the major heap (arrays longer than
@@ -193,6 +213,9 @@ pub struct Allocation {
     pub direct_major_words: u64,
     /// How long the allocated words lived, by age in words allocated (power-of-two buckets).
     pub lifetimes: Vec<LifetimeBucket>,
+    /// The run's reads of blocks the cache may no longer hold.
+    #[serde(default)]
+    pub touches: Touches,
 }
 
 impl Allocation {

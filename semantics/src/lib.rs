@@ -130,6 +130,9 @@
 //! - **Allocation is counted, not fitted**: [`CountResult::allocation`] holds the exact words a
 //!   run allocates (ocamlopt's block layouts) and how long they live, from which
 //!   [`Allocation::promoted_words`] gives the expected promotion for any minor-heap size.
+//! - **Reads beyond the cache**: every block read records how many words were touched since
+//!   the block's last touch; `FarLoad` counts the expected misses of the machine's level-2
+//!   cache among reads that the prefetcher does not stream ([`cache`]).
 //! - **Evaluation order** is right to left for arguments, tuple fields and operands, as in
 //!   `ocamlopt`; it only matters for which exception escapes first.
 //! - **The run.** `input size` and the top-level definitions are evaluated without counting;
@@ -168,6 +171,7 @@
 
 mod ast;
 mod boxing;
+pub mod cache;
 mod catalogue;
 mod compile;
 mod compile_app;
@@ -202,6 +206,7 @@ mod value;
 mod worker;
 
 pub use ast::Pos;
+pub use cache::Touches;
 pub use catalogue::{catalogue, construct, Construct};
 pub use error::SemanticsError;
 pub use heap::{Allocation, LifetimeBucket};

@@ -62,21 +62,30 @@ impl Machine<'_> {
             Pat::Float(f) => matches!(v, Value::Float(x) if x.get() == *f),
             Pat::Str(s) => matches!(v, Value::Str(x) if x.as_str() == &**s),
             Pat::Cons(b) => match v {
-                Value::Cons(c) => self.matches(&b.0, &c.head) && self.matches(&b.1, &c.tail),
+                Value::Cons(c) => {
+                    // `_ :: _` tests only that the value is a pointer: no memory is read.
+                    if !matches!(&**b, (Pat::Any, Pat::Any)) {
+                        c.born.touch(crate::heap::CONS_WORDS);
+                    }
+                    self.matches(&b.0, &c.head) && self.matches(&b.1, &c.tail)
+                }
                 _ => false,
             },
             Pat::Tuple(ps) => {
                 self.count_n(Counter::TupleMatch, ps.len());
                 match v {
-                    Value::Block(b) => ps
-                        .iter()
-                        .zip(b.fields.iter())
-                        .all(|(p, f)| self.matches(p, f)),
+                    Value::Block(b) => {
+                        b.touch();
+                        ps.iter()
+                            .zip(b.fields.iter())
+                            .all(|(p, f)| self.matches(p, f))
+                    }
                     _ => false,
                 }
             }
             Pat::Block(tag, ps) => match v {
-                Value::Block(b) if b.tag == *tag => ps
+                // The tag is read from the header whether or not it matches.
+                Value::Block(b) if b.touch() == *tag => ps
                     .iter()
                     .zip(b.fields.iter())
                     .all(|(p, f)| self.matches(p, f)),
@@ -94,6 +103,7 @@ impl Machine<'_> {
                 self.count_n(Counter::TupleMatch, items.len());
                 match v {
                     Value::Mut(b) => {
+                        b.touch_fields();
                         let fields = b.fields.borrow();
                         items
                             .iter()

@@ -22,7 +22,7 @@ const FRONT_END_STACK: usize = 256 << 20;
 const EVAL_STACK_MARGIN: usize = 64 << 20;
 
 /// The counts of one run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CountResult {
     pub size: i64,
     /// Constructs that ran at least once, by catalogue name.
@@ -108,11 +108,14 @@ impl Program {
             let digest = value::digest(&result);
             // The driver drops the result at once: whatever the run built dies now.
             drop(result);
+            let allocation = heap::finish();
+            let far = allocation.touches.misses().round();
+            m.counts[Counter::FarLoad as usize] = far as u64;
             Ok(CountResult {
                 size,
                 counts: nonzero(&m.counts),
                 digest,
-                allocation: heap::finish(),
+                allocation,
             })
         })
     }

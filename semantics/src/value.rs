@@ -49,9 +49,23 @@ pub(crate) enum Value {
 pub(crate) struct MutBlock {
     pub flat: bool,
     pub fields: std::cell::RefCell<Box<[Value]>>,
-    /// Never read: dropping it records the block's age (see `heap`).
-    #[allow(dead_code)]
+    /// Dropping it records the block's age; reads record their cache distance (see `heap`).
     pub born: Born,
+}
+
+/// Words of a block read at one access beyond which only the accessed element is counted as
+/// touched: a cache line (64 bytes).
+const LINE_WORDS: usize = 8;
+
+impl MutBlock {
+    /// A read or write of a record's or reference's fields; an array's element is touched as
+    /// its own word (the per-block stamp cannot tell one line of a long array from another,
+    /// and walks over arrays are streamed by the prefetcher).
+    pub(crate) fn touch_fields(&self) {
+        let len = self.fields.borrow().len();
+        let words = if len < LINE_WORDS { len + 1 } else { 1 };
+        self.born.touch(words as u32);
+    }
 }
 
 /// Tag of a flat block of doubles.
@@ -79,8 +93,7 @@ pub(crate) struct FunValue {
 pub(crate) struct ConsCell {
     pub head: Value,
     pub tail: Value,
-    /// Never read: dropping it records the block's age (see `heap`).
-    #[allow(dead_code)]
+    /// Dropping it records the block's age; reads record their cache distance (see `heap`).
     pub born: Born,
 }
 
@@ -88,9 +101,17 @@ pub(crate) struct ConsCell {
 pub(crate) struct Block {
     pub tag: u32,
     pub fields: Box<[Value]>,
-    /// Never read: dropping it records the block's age (see `heap`).
-    #[allow(dead_code)]
+    /// Dropping it records the block's age; reads record their cache distance (see `heap`).
     pub born: Born,
+}
+
+impl Block {
+    /// A read of the block (its header and fields): returns its tag.
+    #[inline]
+    pub(crate) fn touch(&self) -> u32 {
+        self.born.touch(1 + self.fields.len() as u32);
+        self.tag
+    }
 }
 
 #[derive(Debug)]
@@ -183,8 +204,12 @@ impl Value {
 
     pub(crate) fn tuple_field(&self, i: usize) -> Value {
         match self {
-            Value::Block(b) => b.fields[i].clone(),
+            Value::Block(b) => {
+                b.touch();
+                b.fields[i].clone()
+            }
             Value::Cons(c) => {
+                c.born.touch(crate::heap::CONS_WORDS);
                 if i == 0 {
                     c.head.clone()
                 } else {

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 /// Constructs of the machine rather than of the source — what native code adds around calls
 /// and branches. The source-level count tests leave them out of their maps; `counts_calls.rs`
 /// and `counts_branches.rs` pin them.
-pub const MACHINE_LEVEL: [&str; 3] = ["Spill", "Frame", "JumpMiss"];
+pub const MACHINE_LEVEL: [&str; 4] = ["Spill", "Frame", "JumpMiss", "FarLoad"];
 
 pub fn source_level(counts: BTreeMap<String, u64>) -> BTreeMap<String, u64> {
     counts

@@ -1,0 +1,87 @@
+//! Reads the cache no longer holds (`FarLoad`), with hand-computed counts. The cache is set to
+//! 64 KiB (8192 words) through `MLCOST_CACHE_BYTES`, so the counts do not depend on the
+//! machine the tests run on.
+
+use semantics::Program;
+use std::sync::Once;
+
+const CACHE_WORDS: f64 = 8192.0;
+
+fn far_loads(source: &str, size: i64) -> u64 {
+    static CACHE: Once = Once::new();
+    // Before the first count, which reads it once for the whole process.
+    CACHE.call_once(|| std::env::set_var("MLCOST_CACHE_BYTES", "64K"));
+    let result = Program::from_source("t.ml", source)
+        .unwrap()
+        .count(size)
+        .unwrap();
+    result.counts.get("FarLoad").copied().unwrap_or(0)
+}
+
+/// A list of pairs built by `input`; `junk` words allocated between elements (0: none).
+fn pairs_walk(junk: u32) -> String {
+    let spacer = if junk == 0 {
+        String::new()
+    } else {
+        format!("let _spacer = Array.make {} 0 in ", junk - 1)
+    };
+    format!(
+        "let rec build n acc = if n = 0 then acc else {spacer}build (n - 1) ((n, n) :: acc)
+let input n = build n []
+let rec walk l acc = match l with [] -> acc | (x, _) :: t -> walk t (acc + x)
+let run l = walk l 0"
+    )
+}
+
+#[test]
+fn a_walk_over_data_allocated_in_order_is_streamed_at_any_size() {
+    // Cell and pair of each element lie next to each other and next to the following
+    // element's: the prefetcher streams the walk, at most the first read waits.
+    for n in [100, 10_000, 50_000] {
+        let far = far_loads(&pairs_walk(0), n);
+        assert!(far <= 1, "{far} far loads at n = {n}");
+    }
+}
+
+#[test]
+fn scattered_input_misses_once_per_element_when_a_run_outgrows_the_cache() {
+    // 21 words of array between elements: each cell is 27 words from the next one walked, so
+    // it is not streamed; its pair (3 words before it) is. A run reads 6 words per element
+    // (cell and pair), which is the distance at which the next run meets the input again:
+    // the cell misses with probability 1 − e^(−6n/8192).
+    let source = pairs_walk(21);
+    for n in [100i64, 1_000, 10_000] {
+        let expected = (n as f64 * (1.0 - (-(6.0 * n as f64) / CACHE_WORDS).exp())).round();
+        let far = far_loads(&source, n) as f64;
+        assert!(
+            (far - expected).abs() <= 1.0,
+            "n = {n}: {far} far loads, expected {expected}"
+        );
+    }
+    // Far beyond the cache, nearly every element's cell (e^(−60000/8192) < 0.1%).
+    assert!(far_loads(&source, 10_000) >= 9_990);
+}
+
+#[test]
+fn data_reused_within_the_cache_does_not_miss() {
+    // The same 100-element scattered list walked 50 times in one run: 597 words touched
+    // between two reads of a cell (a walk's 600 but the cell's own 3), far below the cache.
+    let source = format!(
+        "{}\nlet rec times k l acc = if k = 0 then acc else times (k - 1) l (acc + walk l 0)
+let run l = times 50 l 0",
+        pairs_walk(21).replace("let run l = walk l 0", "")
+    );
+    let once = far_loads(&pairs_walk(21), 100);
+    let fifty = far_loads(&source, 100);
+    // The first walk meets the input at the distance of a whole run (50 walks, 30 000
+    // words): nearly all 100 cells miss then; the 49 walks after it reuse them from the cache
+    // (1 − e^(−597/8192) ≈ 7% miss each).
+    let first = 100.0 * (1.0 - (-(30_000.0) / CACHE_WORDS).exp());
+    let later = 49.0 * 100.0 * (1.0 - (-597.0 / CACHE_WORDS).exp());
+    assert!(
+        (fifty as f64 - (first + later)).abs() <= 2.0,
+        "{fifty} far loads, expected {:.1}",
+        first + later
+    );
+    assert!(once < 10, "{once}");
+}
