@@ -16,9 +16,8 @@
 //! a search tree of 120 000 nodes in key order, whose nodes lie in insertion order, costs
 //! 12.8 ns per node against 3.2 at 2000. So a read counts only when its block lies more
 //! than [`STREAM_WORDS`] away from the last far read of each of the [`STREAMS`] streams the
-//! prefetcher follows. Addresses follow the
-//! order of allocation (the minor heap is a bump allocator; a minor collection copies live
-//! data in about the order it finds it).
+//! prefetcher follows. Addresses follow the order of allocation (the minor heap is a bump
+//! allocator; a minor collection copies live data in about the order it finds it).
 //!
 //! The cache is the machine's level-2 data cache, read once from sysfs
 //! (`MLCOST_CACHE_BYTES` overrides it, for counting for another machine and for tests that
@@ -41,6 +40,8 @@ const NEAR_FRACTION: u64 = 256;
 #[derive(Default)]
 struct TouchClock {
     tracking: Cell<bool>,
+    /// The cache, in words, read once per run rather than on every read.
+    cache_words: Cell<u64>,
     /// Words touched so far in the run.
     words: Cell<u64>,
     /// Next free address, in words (never reset: addresses only matter relative to each
@@ -115,7 +116,7 @@ impl Touched {
             } else {
                 now - last
             };
-            let c = cache_words();
+            let c = clock.cache_words.get();
             if distance >= c / NEAR_FRACTION {
                 let mut streams = clock.streams.get();
                 let found = streams
@@ -146,6 +147,7 @@ impl Touched {
 pub(crate) fn start() {
     TOUCH.with(|clock| {
         clock.tracking.set(true);
+        clock.cache_words.set(cache_words());
         clock.words.set(0);
         clock.streams.set([u64::MAX; STREAMS]);
         clock.in_run.set(0.0);
@@ -161,7 +163,7 @@ pub(crate) fn finish() -> Touches {
             words: clock.words.get(),
             in_run: clock.in_run.get(),
             before_run: clock.before_run.get(),
-            cache_words: cache_words(),
+            cache_words: clock.cache_words.get(),
         }
     })
 }

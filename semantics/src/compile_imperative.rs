@@ -231,11 +231,7 @@ impl Compiler<'_> {
                 let info = record(self);
                 let mut outs: Vec<Option<Out>> = info.fields.iter().map(|_| None).collect();
                 for (name, value) in fields {
-                    let i = info
-                        .fields
-                        .iter()
-                        .position(|f| &f.name == name)
-                        .expect("typed");
+                    let i = info.field_index(name);
                     outs[i] = Some(self.expr(value)?);
                 }
                 let flat = info.flat_float;
@@ -279,11 +275,7 @@ impl Compiler<'_> {
                     return Ok(Out::Code(Code::Local(slot)));
                 }
                 let info = record(self);
-                let index = info
-                    .fields
-                    .iter()
-                    .position(|f| &f.name == name)
-                    .expect("typed") as u32;
+                let index = info.field_index(name) as u32;
                 let r = self.code(r)?;
                 self.imp(
                     ImpOp::GetField {
@@ -299,11 +291,7 @@ impl Compiler<'_> {
                     return Ok(Out::Code(Code::Assign(slot, Box::new(self.code(v)?))));
                 }
                 let info = record(self);
-                let index = info
-                    .fields
-                    .iter()
-                    .position(|f| &f.name == name)
-                    .expect("typed") as u32;
+                let index = info.field_index(name) as u32;
                 let store = if info.flat_float {
                     StoreKind::Plain
                 } else {

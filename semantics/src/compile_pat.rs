@@ -123,12 +123,7 @@ impl Compiler<'_> {
                 let info = &self.typing.types.records[&self.typing.record_of[&p.id]];
                 let indices: Vec<u32> = fields
                     .iter()
-                    .map(|(name, _)| {
-                        info.fields
-                            .iter()
-                            .position(|f| &f.name == name)
-                            .expect("typed") as u32
-                    })
+                    .map(|(name, _)| info.field_index(name) as u32)
                     .collect();
                 let mut pats = Vec::new();
                 let mut refutable = false;

@@ -99,6 +99,16 @@ pub(crate) struct RecordInfo {
     pub flat_float: bool,
 }
 
+impl RecordInfo {
+    /// The index of field `name`, which type checking has already found in this record.
+    pub(crate) fn field_index(&self, name: &str) -> usize {
+        self.fields
+            .iter()
+            .position(|f| f.name == name)
+            .expect("typed")
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct FieldInfo {
     pub name: String,
