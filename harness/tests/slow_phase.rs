@@ -10,8 +10,9 @@
 //! the phase — what one contiguous slice would have given — is moved by it.
 
 use harness::bench::build_all;
-use harness::robust::{fast_half_mean, fit_visit, VisitData};
-use harness::samples::{SampleLog, SampleRecord};
+use harness::canary::CanaryTimeline;
+use harness::robust::{fast_half_mean, fit_visit, usable, VisitData, VisitFit};
+use harness::samples::{SampleLog, SampleRecord, VisitLog, VisitRecord, VISITS_FILE};
 use harness::sampling::SamplingConfig;
 use harness::{measure_built, BenchPlan, BenchProgram, CompilerSetup, Progress, Silent};
 use ocaml_runtime::Compiler;
@@ -83,24 +84,29 @@ fn plan(dir: &Path, out: &str) -> BenchPlan {
     }
 }
 
-/// Visit slopes of one (size, layout) by round, from the samples log.
-fn visit_slopes(samples: &[SampleRecord], size: u64, layout: u32) -> Vec<(u32, f64)> {
-    let mut rounds: Vec<u32> = samples.iter().map(|s| s.round).collect();
-    rounds.sort_unstable();
-    rounds.dedup();
-    rounds
-        .into_iter()
-        .filter_map(|round| {
+/// Visit fits of one (size, layout) by round, from the samples log, each flagged as the
+/// estimate flags it: whether the canary saw the machine disturbed around the visit.
+fn visit_fits(
+    samples: &[SampleRecord],
+    visits: &[VisitRecord],
+    canary: Option<&CanaryTimeline>,
+    size: u64,
+    layout: u32,
+) -> Vec<VisitFit> {
+    visits
+        .iter()
+        .filter(|v| v.key.size == size && v.key.layout == layout)
+        .filter_map(|v| {
             let visit = VisitData {
-                round,
+                round: v.round,
                 samples: samples
                     .iter()
-                    .filter(|s| s.size == size && s.layout == layout && s.round == round)
+                    .filter(|s| s.size == size && s.layout == layout && s.round == v.round)
                     .map(|s| s.sample)
                     .collect(),
-                slow_machine: false,
+                slow_machine: canary.is_some_and(|c| c.disturbed_during(v.start_ms, v.end_ms)),
             };
-            Some((round, fit_visit(&visit)?.line.slope))
+            fit_visit(&visit)
         })
         .collect()
 }
@@ -124,16 +130,23 @@ fn measure_with_slow_phase() -> (f64, f64) {
     );
 
     let samples = SampleLog::read_all(&outcome.samples_path).unwrap();
+    let visits = VisitLog::read_all(&outcome.samples_path.with_file_name(VISITS_FILE)).unwrap();
     let (mut robust, mut quiet, mut contiguous) = (0.0, 0.0, 0.0);
     for e in &outcome.estimates {
         for layout in &e.layouts {
             robust += layout.ns_per_run.estimate;
-            let slopes = visit_slopes(&samples, e.size, layout.layout);
-            let after: Vec<f64> = slopes
-                .iter()
-                .filter(|(round, _)| *round > SLOW_ROUNDS)
-                .map(|s| s.1)
-                .collect();
+            // The same estimator over the visits after the phase, with the same visits the
+            // canary flagged left out: on a disturbed machine they would otherwise move the
+            // reference and not the estimate.
+            let fits = visit_fits(
+                &samples,
+                &visits,
+                outcome.canary.as_ref(),
+                e.size,
+                layout.layout,
+            );
+            let after: Vec<VisitFit> = fits.into_iter().filter(|f| f.round > SLOW_ROUNDS).collect();
+            let after: Vec<f64> = usable(&after).iter().map(|f| f.line.slope).collect();
             quiet += fast_half_mean(&after);
             // One contiguous slice: every batch of the slow rounds in one regression, with
             // the same rule for descheduled batches.
