@@ -232,7 +232,13 @@ fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
             .map(|t| t.lines().count())
             .unwrap_or(0)
     };
-    while lines(&samples) < 150 && started.elapsed() < Duration::from_secs(120) {
+    let visits = ws.path().join("run/visits.jsonl");
+    // How many samples one visit takes depends on the machine's speed (batches grow
+    // geometrically through a fixed slice), so wait for both a completed visit and a few
+    // hundred samples rather than for a sample count alone.
+    while (lines(&samples) < 150 || lines(&visits) < 2)
+        && started.elapsed() < Duration::from_secs(120)
+    {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.kill().unwrap();
@@ -240,8 +246,7 @@ fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
     let before = std::fs::read_to_string(&samples).unwrap();
     let k = before.lines().count();
     assert!(k >= 150, "only {k} samples before the kill");
-    let visits_before =
-        std::fs::read_to_string(ws.path().join("run/visits.jsonl")).unwrap_or_default();
+    let visits_before = std::fs::read_to_string(&visits).unwrap_or_default();
     assert!(
         visits_before.lines().count() > 0,
         "no visit completed before the kill"

@@ -24,85 +24,6 @@ pub struct GcModel {
     /// collection. Close to `minor_heap_bytes` when the model's assumption holds; well above it
     /// when much of the allocation goes straight to the major heap.
     pub minor_heap_bytes_from_allocation: Option<f64>,
-    /// A collection's time split into a fixed part and a part per promoted word (copying the
-    /// survivors, and the major-heap work they feed): the line of per-collection time on
-    /// promoted words per collection over the points that collected. Null when the points do
-    /// not show a positive slope.
-    #[serde(default)]
-    pub promotion: Option<PromotionFit>,
-}
-
-/// `T_collection = ns_per_collection + ns_per_promoted_word · promoted words`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PromotionFit {
-    pub ns_per_collection: f64,
-    pub ns_per_promoted_word: ConstantEstimate,
-    /// Points the line rests on.
-    pub points: usize,
-}
-
-impl GcModel {
-    /// GC nanoseconds per run of a run that allocates `words` words (minor heap) of which
-    /// `promoted_words` survive a collection: collections × fixed part + promoted × per-word
-    /// part, or collections × T_gc without a promotion fit.
-    pub fn predict_ns(&self, words: f64, promoted_words: f64, word_size_bytes: u32) -> f64 {
-        let collections = words * f64::from(word_size_bytes) / self.minor_heap_bytes.max(1) as f64;
-        match &self.promotion {
-            Some(p) => {
-                collections * p.ns_per_collection + promoted_words * p.ns_per_promoted_word.estimate
-            }
-            None => {
-                collections
-                    * self
-                        .ns_per_minor_collection
-                        .as_ref()
-                        .map_or(0.0, |t| t.estimate)
-            }
-        }
-    }
-}
-
-/// Least squares of per-collection time on promoted words per collection.
-fn fit_promotion(observations: &[Observation]) -> Option<PromotionFit> {
-    let points: Vec<(f64, f64)> = observations
-        .iter()
-        .filter(|o| o.minor_collections_per_run > 0.0)
-        .filter_map(|o| {
-            let ns = o.ns_per_minor_collection?;
-            Some((o.promoted_words_per_run / o.minor_collections_per_run, ns))
-        })
-        .collect();
-    let n = points.len();
-    if n < 4 {
-        return None;
-    }
-    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n as f64;
-    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n as f64;
-    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
-    if sxx <= 0.0 {
-        return None;
-    }
-    let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
-    let slope = sxy / sxx;
-    let intercept = mean_y - slope * mean_x;
-    if slope <= 0.0 || intercept < 0.0 {
-        return None;
-    }
-    let residual: f64 = points
-        .iter()
-        .map(|p| (p.1 - intercept - slope * p.0).powi(2))
-        .sum();
-    let std_error = (residual / (n as f64 - 2.0) / sxx).sqrt();
-    Some(PromotionFit {
-        ns_per_collection: intercept,
-        ns_per_promoted_word: ConstantEstimate {
-            estimate: slope,
-            ci_low: slope - 1.96 * std_error,
-            ci_high: slope + 1.96 * std_error,
-            std_error: Some(std_error),
-        },
-        points: n,
-    })
 }
 
 pub(crate) fn fit_gc(
@@ -125,7 +46,6 @@ pub(crate) fn fit_gc(
         collection_points: collection_times.len(),
         ns_per_minor_collection: median_with_interval(collection_times, confidence),
         minor_heap_bytes_from_allocation: median(bytes_per_collection),
-        promotion: fit_promotion(observations),
     }
 }
 

@@ -20,7 +20,11 @@
 //!
 //! ## The model
 //! Time per run is `T = Σ_c n_c T_c` (paper §2), with GC `T = Σ n_c T_c + (Σ n_c M_c / H0) ·
-//! T_gc` (§6). Constructs never counted in any observation are absent from the model.
+//! T_gc` (§6). Constructs never counted in any observation are absent from the model. The GC
+//! term is for times measured without collections; given plain times with collections inside
+//! and counts that price what makes a collection dear (mlcost's `PromotedWord` and
+//! `ScannedFrame`), predict with `with_gc = false`: the empty collection's share is then part
+//! of each allocating construct's cost.
 //!
 //! ## Methods
 //! All three fit the paper's *normalised* rows: each row of program j divided by S_j, the sum
@@ -93,7 +97,7 @@ use std::collections::BTreeMap;
 
 pub use crate::diagnostics::LeaveOneProgramOut;
 pub use crate::error::FitError;
-pub use crate::gc::{GcModel, PromotionFit};
+pub use crate::gc::GcModel;
 pub use crate::input::{FitContext, FitOptions, Method, Observation, MIN_BOOTSTRAP_RESAMPLES};
 pub use crate::memory::MemoryFit;
 pub use crate::model::{

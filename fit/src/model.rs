@@ -152,20 +152,6 @@ impl CostModel {
         Ok(execution + collection)
     }
 
-    /// Predicted nanoseconds per run with GC for a run whose allocation the interpreter knows
-    /// exactly: `Σ n_c T_c` plus the GC model's time for `words` allocated and
-    /// `promoted_words` promoted per run (see [`GcModel::predict_ns`]).
-    pub fn try_predict_ns_allocating(
-        &self,
-        method: Method,
-        counts: &BTreeMap<String, f64>,
-        words: f64,
-        promoted_words: f64,
-    ) -> Result<f64, FitError> {
-        let execution = self.try_predict_ns(method, counts, false)?;
-        Ok(execution + self.gc.predict_ns(words, promoted_words, WORD_BYTES))
-    }
-
     /// Predicted instructions per run, `Σ n_c I_c` with the instruction model of `method`; `None`
     /// when the model has no instruction fit for it. Collections are inside the constants:
     /// their instructions are counted with the runs that allocate.

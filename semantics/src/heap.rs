@@ -36,6 +36,11 @@ struct Clock {
     /// Words allocated directly in the major heap: they never pass through the minor heap,
     /// so they neither advance the clock nor get promoted.
     major_words: Cell<u64>,
+    /// Native stack frames live now: the non-tail calls under way into functions that have
+    /// a frame (see [`frame_entered`]).
+    frames: Cell<u64>,
+    /// Σ words × `frames` over the minor heap's allocations of the run.
+    frame_words: Cell<u64>,
     ages: RefCell<Vec<AgeBucket>>,
 }
 
@@ -80,6 +85,7 @@ impl Born {
             }
             let birth = clock.words.get();
             clock.words.set(birth + u64::from(words));
+            weigh_by_frames(clock, words);
             Born(
                 birth << SIZE_BITS | u64::from(words.min((1 << SIZE_BITS) - 1)),
                 touched,
@@ -120,9 +126,33 @@ pub(crate) fn allocate_short_lived(words: u32) {
     CLOCK.with(|clock| {
         if clock.tracking.get() {
             clock.words.set(clock.words.get() + u64::from(words));
+            weigh_by_frames(clock, words);
             record(clock, u64::from(words), u64::from(words));
         }
     })
+}
+
+/// Adds an allocation's weight to the stack-scan clock: a minor collection falls on each word
+/// with probability 1/H, and then walks every frame live at that moment.
+#[inline]
+fn weigh_by_frames(clock: &Clock, words: u32) {
+    let weight = u64::from(words).saturating_mul(clock.frames.get());
+    clock
+        .frame_words
+        .set(clock.frame_words.get().saturating_add(weight));
+}
+
+/// A function with a native frame starts running (a non-tail call into it, or a tail call
+/// from a frameless function): one more frame for a minor collection to scan.
+#[inline]
+pub(crate) fn frame_entered() {
+    CLOCK.with(|clock| clock.frames.set(clock.frames.get() + 1));
+}
+
+/// The running function's frame is gone (it returned, raised, or tail-called a frameless one).
+#[inline]
+pub(crate) fn frame_left() {
+    CLOCK.with(|clock| clock.frames.set(clock.frames.get().saturating_sub(1)));
 }
 
 impl Drop for Born {
@@ -158,6 +188,8 @@ pub(crate) fn start() {
         clock.tracking.set(true);
         clock.words.set(0);
         clock.major_words.set(0);
+        clock.frames.set(0);
+        clock.frame_words.set(0);
         clock.ages.borrow_mut().clear();
     });
     crate::cache::start();
@@ -171,6 +203,7 @@ pub(crate) fn finish() -> Allocation {
         Allocation {
             words: clock.words.get() + clock.major_words.get(),
             direct_major_words: clock.major_words.get(),
+            frame_words: clock.frame_words.get(),
             lifetimes: ages
                 .into_iter()
                 .enumerate()
@@ -211,11 +244,49 @@ pub struct Allocation {
     /// The part of `words` allocated directly in the major heap.
     #[serde(default)]
     pub direct_major_words: u64,
+    /// Σ over the words allocated in the minor heap of the native frames live when each was
+    /// allocated: see [`Allocation::scanned_frames`].
+    #[serde(default)]
+    pub frame_words: u64,
     /// How long the allocated words lived, by age in words allocated (power-of-two buckets).
     pub lifetimes: Vec<LifetimeBucket>,
     /// The run's reads of blocks the cache may no longer hold.
     #[serde(default)]
     pub touches: Touches,
+}
+
+/// The minor heap's size in words as the runtime of a native binary run from this environment
+/// sets it: OCAMLRUNPARAM's (or CAMLRUNPARAM's) `s=` (a number of words, with an optional
+/// `k`, `M` or `G` multiplier of 1024, 1024², 1024³), else OCaml 4's default of 256 Ki words.
+pub fn minor_heap_words() -> u64 {
+    ["OCAMLRUNPARAM", "CAMLRUNPARAM"]
+        .iter()
+        .find_map(|var| std::env::var(var).ok())
+        .and_then(|params| {
+            params
+                .split(',')
+                .find_map(|p| p.strip_prefix("s="))
+                .and_then(parse_runtime_size)
+        })
+        .unwrap_or(DEFAULT_MINOR_HEAP_WORDS)
+}
+
+/// OCaml 4's `Minor_heap_def`.
+const DEFAULT_MINOR_HEAP_WORDS: u64 = 256 * 1024;
+
+/// A size in the runtime parameters' notation: `262144`, `256k`, `1M`, `1G`.
+fn parse_runtime_size(text: &str) -> Option<u64> {
+    let (digits, multiplier) = match text.chars().last()? {
+        'k' => (&text[..text.len() - 1], 1 << 10),
+        'M' => (&text[..text.len() - 1], 1 << 20),
+        'G' => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .map(|n| n * multiplier)
+        .filter(|&n| n > 0)
 }
 
 impl Allocation {
@@ -236,11 +307,31 @@ impl Allocation {
             })
             .sum()
     }
+
+    /// Expected stack frames the minor collections of one run walk, for a minor heap of
+    /// `minor_heap_words`: a collection falls on each allocated word with probability 1/H and
+    /// scans every frame live then (OCaml 4 walks the whole stack at each minor collection,
+    /// looking each return address up in the frame table), so the expectation is
+    /// `frame_words / H`. Deep non-tail recursion that allocates (`List.map`, `append`) pays it
+    /// once per frame per collection.
+    pub fn scanned_frames(&self, minor_heap_words: u64) -> f64 {
+        self.frame_words as f64 / minor_heap_words.max(1) as f64
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runtime_sizes_parse_as_the_runtime_reads_them() {
+        assert_eq!(parse_runtime_size("262144"), Some(262_144));
+        assert_eq!(parse_runtime_size("256k"), Some(262_144));
+        assert_eq!(parse_runtime_size("2M"), Some(2 << 20));
+        assert_eq!(parse_runtime_size("1G"), Some(1 << 30));
+        assert_eq!(parse_runtime_size("big"), None);
+        assert_eq!(parse_runtime_size("0"), None);
+    }
 
     #[test]
     fn promotion_follows_lifetimes() {

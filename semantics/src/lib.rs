@@ -209,5 +209,5 @@ pub use ast::Pos;
 pub use cache::Touches;
 pub use catalogue::{catalogue, construct, Construct};
 pub use error::SemanticsError;
-pub use heap::{Allocation, LifetimeBucket};
+pub use heap::{minor_heap_words, Allocation, LifetimeBucket};
 pub use program::{CountResult, Program};

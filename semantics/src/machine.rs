@@ -454,10 +454,20 @@ impl<'p> Machine<'p> {
         // A tail call to the running function jumps past its prologue: only entering
         // another function sets up a frame.
         let mut entered = None;
+        // Whether the function running at this level has a native frame on the stack now.
+        let mut framed = false;
         let result = loop {
             let f = &prog.funs[fid as usize];
             if f.framed && entered != Some(fid) {
                 self.count(Counter::Frame);
+            }
+            if f.framed != framed {
+                framed = f.framed;
+                if framed {
+                    crate::heap::frame_entered();
+                } else {
+                    crate::heap::frame_left();
+                }
             }
             entered = Some(fid);
             self.base = argbase;
@@ -478,6 +488,9 @@ impl<'p> Machine<'p> {
                 Err(e) => break Err(e),
             }
         };
+        if framed {
+            crate::heap::frame_left();
+        }
         self.pop_to(argbase);
         self.base = saved_base;
         if let Some(env) = saved_env {

@@ -114,3 +114,45 @@ let run n = double (build n [])";
         2.0 * outputs
     );
 }
+
+#[test]
+fn minor_collections_scan_the_frames_live_at_each_allocation() {
+    // `build` recurses without a tail call: the cell of `build k` is allocated while the
+    // frames of build n … build k are live, n − k + 1 of them; `run` tail-calls it and has
+    // no frame. Σ_k 3 (n − k + 1) = 3 n (n + 1) / 2 frame-words.
+    let deep = "
+let rec build n = if n = 0 then [] else n :: build (n - 1)
+let input n = n
+let run n = build n";
+    let r = result(deep, 10);
+    assert_eq!(r.allocation.frame_words, 3 * 10 * 11 / 2);
+    // The counts carry the expectation for the runtime's minor heap, rounded.
+    let heap = semantics::minor_heap_words();
+    let r = result(deep, 3000);
+    let frames = (3 * 3000 * 3001 / 2) as f64 / heap as f64;
+    assert_eq!(r.counts["ScannedFrame"], frames.round() as u64);
+    assert_eq!(
+        r.counts.get("PromotedWord").copied().unwrap_or(0),
+        r.allocation.promoted_words(heap).round() as u64
+    );
+    assert!(r.allocation.promoted_words(heap) > 0.0);
+    // The same list with an accumulator: one frame (the loop's own) at every allocation.
+    let flat = "
+let rec build n acc = if n = 0 then acc else build (n - 1) (n :: acc)
+let input n = n
+let run n = build n []";
+    let r = result(flat, 10);
+    assert_eq!(r.allocation.frame_words, 3 * 10);
+    // Expected frames walked per run: frame-words over the minor heap's words.
+    assert!((r.allocation.scanned_frames(15) - 2.0).abs() < 1e-12);
+    // A function that allocates has a frame of its own (the collector may be called from it),
+    // on top of its callers'.
+    let nested = "
+let[@inline never] pair x = (x, x)
+let rec walk n = if n = 0 then 0 else (match pair n with (a, _) -> a) + walk (n - 1)
+let input n = n
+let run n = walk n";
+    let r = result(nested, 4);
+    // `pair` allocates 3 words above walk 4 … walk 1, at depths 2 … 5: 3 · (2+3+4+5).
+    assert_eq!(r.allocation.frame_words, 3 * 14);
+}

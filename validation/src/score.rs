@@ -61,7 +61,8 @@ pub struct PointResult {
     pub size: u64,
     pub measured_ns: Interval,
     pub layout_spread_pct: f64,
-    /// Minor collections happened during runs: the prediction includes the GC model's term.
+    /// Minor collections happened during runs: the prediction's GC part is its PromotedWord and
+    /// ScannedFrame counts, and the allocating constructs' share of empty collections.
     pub collects: bool,
     pub predicted_ns: BTreeMap<Method, f64>,
     pub error_pct: BTreeMap<Method, f64>,
@@ -75,7 +76,7 @@ pub struct PointResult {
 pub struct MethodSummary {
     /// Mean error (%) over programs, at the sizes where no collection happened.
     pub no_gc: Option<f64>,
-    /// Mean error (%) over programs, at the sizes that collected, predicted with the GC model.
+    /// Mean error (%) over programs, at the sizes that collected.
     pub gc: Option<f64>,
 }
 
@@ -115,15 +116,9 @@ pub fn score_point(model: &CostModel, point: &MeasuredPoint) -> PointResult {
     let mut predicted_ns = BTreeMap::new();
     let mut error_pct = BTreeMap::new();
     for &method in model.methods.keys() {
-        let prediction = match (&point.allocation, collects) {
-            (Some(a), true) => model.try_predict_ns_allocating(
-                method,
-                &point.counts,
-                a.predicted_words,
-                a.predicted_promoted_words,
-            ),
-            _ => model.try_predict_ns(method, &point.counts, collects),
-        };
+        // Collections are priced inside the counts (PromotedWord, ScannedFrame) and amortised
+        // into the allocating constructs, as the fit saw them: no term is added.
+        let prediction = model.try_predict_ns(method, &point.counts, false);
         if let Ok(predicted) = prediction {
             let measured = point.measured_ns.estimate;
             predicted_ns.insert(method, predicted);
