@@ -52,13 +52,36 @@ pub(crate) fn fit_full(
     let mut warm_start = WarmStart::default();
     if methods.contains(&Method::L1) {
         let weights = vec![1.0; design.rows()];
-        let solution = least_absolute::solve(
-            &design.scaled,
-            &design.response,
-            &weights,
-            Start::NearFit(&least_squares.solution),
-        )
-        .map_err(|failure| numerical(Method::L1, describe(failure)))?;
+        let solve = |response: &DVector<f64>| {
+            least_absolute::solve(
+                &design.scaled,
+                response,
+                &weights,
+                Start::NearFit(&least_squares.solution),
+            )
+        };
+        // A degenerate vertex (many rows that fit exactly at once, as deterministic instruction
+        // counts do) can make the simplex refactorise a singular basis. A perturbation far
+        // below any measurement's precision breaks the tie; the minimiser moves by as little.
+        let mut first_failure = None;
+        let mut found = None;
+        for relative in [0.0, 1e-9, 1e-7, 1e-5] {
+            match solve(&break_ties(&design.response, relative)) {
+                Ok(solution) => {
+                    found = Some(solution);
+                    break;
+                }
+                Err(failure) => {
+                    first_failure.get_or_insert(failure);
+                }
+            }
+        }
+        let solution = found.ok_or_else(|| {
+            numerical(
+                Method::L1,
+                describe(first_failure.unwrap_or(LadFailure::SingularBasis)),
+            )
+        })?;
         warm_start.l1_vertex = Some(L1Vertex {
             basis: solution.basis,
             basis_inverse: solution.basis_inverse,
@@ -198,6 +221,19 @@ fn describe(failure: LadFailure) -> String {
     }
 }
 
+/// `response` with each entry moved by at most `relative` of itself in a fixed pseudo-random
+/// direction (unchanged for 0).
+fn break_ties(response: &DVector<f64>, relative: f64) -> DVector<f64> {
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    response.map(|value| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let unit = (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+        value * (1.0 + relative * unit)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,6 +303,19 @@ mod tests {
                 let difference = (warm - cold).amax() / cold.amax();
                 assert!(difference < 1e-9, "{method}: {difference}");
             }
+        }
+    }
+
+    #[test]
+    fn ties_are_broken_within_the_relative_bound_and_the_same_way_each_time() {
+        let response = DVector::from_vec(vec![1.0, 1.0, 1.0, -2.0, 0.0, 1e6]);
+        assert_eq!(break_ties(&response, 0.0), response);
+        let moved = break_ties(&response, 1e-7);
+        assert_eq!(moved, break_ties(&response, 1e-7));
+        // Equal entries no longer tie; every entry stays within its bound.
+        assert!(moved[0] != moved[1] && moved[1] != moved[2]);
+        for (m, r) in moved.iter().zip(response.iter()) {
+            assert!((m - r).abs() <= 1e-7 * r.abs());
         }
     }
 }

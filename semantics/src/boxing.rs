@@ -231,8 +231,8 @@ impl Boxing {
                 Code::For(f)
             }
             Code::While(mut w) => {
-                let (c, b) = std::mem::replace(&mut *w, (Code::Imm(0), Code::Imm(0)));
-                *w = (self.walk_unboxed(c), self.walk_unboxed(b));
+                let (c, b, chain) = std::mem::replace(&mut *w, (Code::Imm(0), Code::Imm(0), 0));
+                *w = (self.walk_unboxed(c), self.walk_unboxed(b), chain);
                 Code::While(w)
             }
             leaf => self.leaf(leaf, context),

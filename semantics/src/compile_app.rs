@@ -175,6 +175,7 @@ impl Compiler<'_> {
                     tail,
                     known: false,
                     kept_live: 0,
+                    chain: 0,
                 }))));
             }
             let _ = name;
@@ -191,6 +192,7 @@ impl Compiler<'_> {
             tail,
             known,
             kept_live: 0,
+            chain: 0,
         }))))
     }
 }

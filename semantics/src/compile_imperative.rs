@@ -362,11 +362,12 @@ impl Compiler<'_> {
                     until,
                     down: *down,
                     body,
+                    chain: 0,
                 }))
             }
             ExprKind::While(cond, body) => {
                 let (cond, body) = (self.code(cond)?, self.code(body)?);
-                Code::While(Box::new((cond, body)))
+                Code::While(Box::new((cond, body, 0)))
             }
             _ => unreachable!("only imperative expressions come here"),
         }))

@@ -212,8 +212,8 @@ pub(crate) enum Code {
     /// [`crate::compile_imperative`]): a register move, free.
     Assign(Slot, Box<Code>),
     For(Box<ForLoop>),
-    /// `while cond do body done`.
-    While(Box<(Code, Code)>),
+    /// `while cond do body done`, and the chain an iteration carries (see [`crate::chain`]).
+    While(Box<(Code, Code, u32)>),
 }
 
 /// How a store into a mutable field or an array element is compiled.
@@ -279,6 +279,8 @@ pub(crate) struct ForLoop {
     pub until: Code,
     pub down: bool,
     pub body: Code,
+    /// The cycles of the dependence chain an iteration carries (see [`crate::chain`]).
+    pub chain: u32,
 }
 
 impl Code {
@@ -341,6 +343,91 @@ impl Code {
             Code::While(w) => all(&mut [&w.0, &w.1].into_iter(), false),
         }
     }
+
+    /// [`Code::for_each_child`], for a pass that rewrites the children in place.
+    pub(crate) fn for_each_child_mut(&mut self, f: &mut dyn FnMut(&mut Code)) {
+        let arms = |arms: &mut [Arm], f: &mut dyn FnMut(&mut Code)| {
+            for a in arms {
+                if let Some(g) = &mut a.guard {
+                    f(g);
+                }
+                f(&mut a.body);
+            }
+        };
+        match self {
+            Code::Imm(_)
+            | Code::Static(_)
+            | Code::Local(_)
+            | Code::TakeLocal(_)
+            | Code::Env(_)
+            | Code::Global(_)
+            | Code::Sibling(_)
+            | Code::ClosedFun(_) => {}
+            Code::Let(l) => {
+                f(&mut l.value);
+                f(&mut l.body);
+            }
+            Code::LetRec(group) => {
+                group.0.captures.iter_mut().for_each(&mut *f);
+                f(&mut group.1);
+            }
+            Code::Seq(pair) | Code::And(pair) | Code::Or(pair) | Code::Cons(pair) => {
+                f(&mut pair.0);
+                f(&mut pair.1);
+            }
+            Code::If(b) => {
+                f(&mut b.0);
+                f(&mut b.1);
+                f(&mut b.2);
+            }
+            Code::App(app) => {
+                app.args.iter_mut().for_each(&mut *f);
+                f(&mut app.func);
+            }
+            Code::Op1(_, operand) | Code::Raise(operand, _) | Code::BoxFloat(operand) => f(operand),
+            Code::Release(release) => f(&mut release.1),
+            Code::Op2(node) => {
+                f(&mut node.lhs);
+                f(&mut node.rhs);
+            }
+            Code::MakeClosure(closure) => closure.captures.iter_mut().for_each(&mut *f),
+            Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => {
+                items.iter_mut().for_each(&mut *f)
+            }
+            Code::List(list) => {
+                list.0.iter_mut().for_each(&mut *f);
+                f(&mut list.1);
+            }
+            Code::Match(m) => {
+                f(&mut m.scrutinee);
+                arms(&mut m.arms, f);
+            }
+            Code::MatchTuple(m) => {
+                m.components.iter_mut().for_each(&mut *f);
+                for a in m.arms.iter_mut() {
+                    if let Some(g) = &mut a.guard {
+                        f(g);
+                    }
+                    f(&mut a.body);
+                }
+            }
+            Code::Try(t) => {
+                f(&mut t.body);
+                arms(&mut t.arms, f);
+            }
+            Code::Imp(node) => node.args.iter_mut().for_each(&mut *f),
+            Code::Assign(_, value) => f(value),
+            Code::For(l) => {
+                f(&mut l.from);
+                f(&mut l.until);
+                f(&mut l.body);
+            }
+            Code::While(w) => {
+                f(&mut w.0);
+                f(&mut w.1);
+            }
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -388,6 +475,9 @@ pub(crate) struct App {
     /// already evaluated — each of which native code stores in the stack frame before the
     /// call and loads back after it: `Spill` × this (set by [`crate::liveness`]).
     pub kept_live: u32,
+    /// For a call of the running function, the cycles of the dependence chain the loop it
+    /// closes carries: `ChainCycle` × this per call (set by [`crate::chain`]).
+    pub chain: u32,
 }
 
 #[derive(Debug)]

@@ -172,7 +172,9 @@
 mod ast;
 mod boxing;
 pub mod cache;
+
 mod catalogue;
+mod chain;
 mod compile;
 mod compile_app;
 mod compile_imperative;

@@ -419,14 +419,42 @@ impl Lower {
             tail: tail_tagged,
             known,
             kept_live,
+            chain,
         } = app;
+        let call = self.call(
+            func,
+            args,
+            tail_tagged && tail,
+            tail_tagged,
+            known,
+            kept_live,
+        );
+        if chain == 0 {
+            return call;
+        }
+        ev(move |m| {
+            m.count_n(Counter::ChainCycle, chain as usize);
+            call(m)
+        })
+    }
+
+    /// An application without its chain count (see [`Lower::app`]).
+    fn call(
+        &self,
+        func: Code,
+        args: Box<[Code]>,
+        tail: bool,
+        tail_tagged: bool,
+        known: bool,
+        kept_live: u32,
+    ) -> Ev {
         let nargs = args.len();
         let args: Box<[Operand]> = args
             .into_vec()
             .into_iter()
             .map(|a| self.operand(a))
             .collect();
-        if tail_tagged && tail {
+        if tail {
             // Left for the function's loop (see `Machine::invoke`).
             return match func {
                 // The callee needs no value: only its name goes to the loop.

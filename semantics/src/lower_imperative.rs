@@ -65,6 +65,7 @@ impl Lower {
                     until,
                     down,
                     body,
+                    chain,
                 } = *f;
                 let (from, until, body) = (
                     self.operand(from),
@@ -87,6 +88,7 @@ impl Lower {
                     let mut i = lo;
                     loop {
                         m.count(Counter::ForIter);
+                        m.count_n(Counter::ChainCycle, chain as usize);
                         m.set_local(slot, Value::Int(i));
                         body(m)?.release();
                         if i == hi {
@@ -97,11 +99,12 @@ impl Lower {
                 })
             }
             Code::While(w) => {
-                let (cond, body) = *w;
+                let (cond, body, chain) = *w;
                 let (cond, body) = (self.cond(cond), self.code(body, false));
                 ev(move |m| {
                     while cond(m)? {
                         m.count(Counter::WhileIter);
+                        m.count_n(Counter::ChainCycle, chain as usize);
                         body(m)?.release();
                     }
                     Ok(UNIT)

@@ -1,0 +1,509 @@
+//! The latency a loop carries from one iteration to the next: what `ChainCycle` counts.
+//!
+//! The constructs' costs come from templates that mostly run independent operations, so they
+//! are throughput costs; a loop whose every iteration waits on the last one (`acc * n`, a
+//! Horner step, the next cell of a list) runs at the speed of that chain instead. This pass
+//! finds, statically, the longest chain of dependent operations each iteration carries:
+//! - a self tail call: from each parameter to the argument passed in its place;
+//! - a non-tail self call: from its result to the function's return value (`n * fact (n - 1)`);
+//! - a `for` or `while` iteration: from each variable assigned in the body to the value
+//!   assigned to it (`s := next !s` on a reference ocamlopt turned into a variable),
+//!
+//! in cycles of a fixed table of ocamlopt's amd64 sequences ([`op2_cycles`]): the fit prices a
+//! cycle, the table only says how many each operation is worth. A call of a known function adds
+//! the latency of its body; a read of a field, a list cell, an array element or a boxed float
+//! is a load; a float boxed to be passed on is a store the next iteration's load waits for.
+//! Branches are predicted (a condition carries no latency), and a block built from a value is
+//! a store nothing waits on. The chains are stored on the IR ([`App::chain`],
+//! [`ForLoop::chain`], the third field of [`Code::While`]) and counted as the loop runs.
+
+use crate::ir::*;
+use std::collections::HashMap;
+
+/// Latency in cycles from each source (a parameter, a loop variable, the self call's result)
+/// to a value; `None`: the value does not depend on that source.
+type Lat = Vec<Option<u32>>;
+
+/// A load that hits the level-1 cache.
+const LOAD: u32 = 4;
+/// What a float boxed by one iteration and unboxed by the next adds to the load: the store
+/// whose result the load waits for.
+const BOX: u32 = 2;
+
+/// Cycles of one binary operation as ocamlopt 4.13 selects it on amd64, on tagged integers.
+fn op2_cycles(op: Op2) -> u32 {
+    use Op2::*;
+    match op {
+        // `lea -1(a, b)`; `and`, `or`; `xor` then `or 1`.
+        Add | Land | Lor => 1,
+        // `sub` then `inc`; shifts untag, shift, retag.
+        Sub | Lxor | Lsl | Lsr | Asr => 2,
+        // untag, `imul`, retag.
+        Mul => 5,
+        MulConst => 2,
+        Div | Mod => 25,
+        DivPow2 | ModPow2 => 4,
+        DivConst => 7,
+        ModConst => 10,
+        FAdd | FSub | FMul => 3,
+        FDiv => 13,
+        IntEq | IntNe | IntLt | IntLe | IntGt | IntGe | PhysEq | PhysNe | IntCompare => 2,
+        FloatEq | FloatNe | FloatLt | FloatLe | FloatGt | FloatGe | FloatCompare => 3,
+        PolyEq | PolyNe | PolyLt | PolyLe | PolyGt | PolyGe | PolyCompare => 10,
+    }
+}
+
+fn op1_cycles(op: Op1) -> Option<u32> {
+    Some(match op {
+        Op1::Not | Op1::Neg | Op1::FNeg | Op1::Succ | Op1::Pred => 1,
+        Op1::Fst | Op1::Snd => LOAD,
+        Op1::FloatOfInt | Op1::IntOfFloat => 4,
+        Op1::Ignore => return None,
+    })
+}
+
+fn is_float_op(op: Op2) -> bool {
+    use Op2::*;
+    matches!(
+        op,
+        FAdd | FSub | FMul | FDiv | FloatEq | FloatNe | FloatLt | FloatLe | FloatGt | FloatGe
+    )
+}
+
+/// Marks every loop of every function with the chain it carries.
+pub(crate) fn mark_chains(compiled: &mut Compiled) {
+    let summaries = summaries(&compiled.funs);
+    for (fid, fun) in compiled.funs.iter_mut().enumerate() {
+        let mut found = Found::default();
+        let mut walker = Walker::for_function(fun, fid as FunId, &summaries, &mut found);
+        let result = walker.lat(&fun.body);
+        // A non-tail self call closes the chain from its result to the function's result.
+        let through_result = result[fun.arity as usize].unwrap_or(0);
+        for call in &found.non_tail_self_calls {
+            found.chains.insert(*call, through_result);
+        }
+        assign(&mut fun.body, &found.chains);
+    }
+}
+
+/// For each function, the latency from each parameter to its result: what a call of it adds to
+/// a chain. Two passes let callees defined after their callers be known; recursion adds
+/// nothing more.
+fn summaries(funs: &[FunCode]) -> Vec<Vec<u32>> {
+    let mut summaries: Vec<Vec<u32>> = funs.iter().map(|f| vec![0; f.arity as usize]).collect();
+    for _ in 0..2 {
+        for (fid, fun) in funs.iter().enumerate() {
+            let mut found = Found::default();
+            let mut walker = Walker::for_function(fun, fid as FunId, &summaries, &mut found);
+            walker.record = false;
+            let result = walker.lat(&fun.body);
+            let summary = (0..fun.arity as usize)
+                .map(|i| result[i].unwrap_or(0))
+                .collect();
+            summaries[fid] = summary;
+        }
+    }
+    summaries
+}
+
+/// What one walk finds: the chain of each loop, by the address of its IR node.
+#[derive(Default)]
+struct Found {
+    chains: HashMap<usize, u32>,
+    non_tail_self_calls: Vec<usize>,
+}
+
+struct Walker<'a> {
+    fid: FunId,
+    /// Number of sources; in a function walk, the last is the self call's result.
+    sources: usize,
+    /// The source a non-tail self call's result is; `None` in a loop's walk.
+    self_result: Option<usize>,
+    summaries: &'a [Vec<u32>],
+    env: HashMap<Slot, Lat>,
+    /// Loop-carried variables of a loop's walk: slot → source.
+    carried: HashMap<Slot, usize>,
+    /// For each carried variable, the longest chain from it to a value assigned to it.
+    carried_chain: Vec<u32>,
+    /// Whether to record calls and loops (off while computing summaries).
+    record: bool,
+    found: &'a mut Found,
+}
+
+fn address<T>(node: &T) -> usize {
+    node as *const T as usize
+}
+
+impl<'a> Walker<'a> {
+    fn for_function(
+        fun: &FunCode,
+        fid: FunId,
+        summaries: &'a [Vec<u32>],
+        found: &'a mut Found,
+    ) -> Walker<'a> {
+        let sources = fun.arity as usize + 1;
+        let mut env = HashMap::new();
+        for i in 0..fun.arity as usize {
+            env.insert(i as Slot, source(sources, i));
+        }
+        Walker {
+            fid,
+            sources,
+            self_result: Some(fun.arity as usize),
+            summaries,
+            env,
+            carried: HashMap::new(),
+            carried_chain: Vec::new(),
+            record: true,
+            found,
+        }
+    }
+
+    fn none(&self) -> Lat {
+        vec![None; self.sources]
+    }
+
+    fn bind(&mut self, slot: Slot, lat: Lat) {
+        self.env.insert(slot, lat);
+    }
+
+    /// Binds the variables of `pat` matched against a value of latency `lat`: a variable bound
+    /// to the whole value has its latency, one bound to a field a load more.
+    fn bind_pat(&mut self, pat: &Pat, lat: &Lat, inside: bool) {
+        let field = || plus(lat, LOAD);
+        match pat {
+            Pat::Any | Pat::Imm(_) | Pat::Float(_) | Pat::Str(_) => {}
+            Pat::Bind(s) => {
+                let l = if inside { field() } else { lat.clone() };
+                self.bind(*s, l);
+            }
+            Pat::As(p, s) => {
+                let l = if inside { field() } else { lat.clone() };
+                self.bind(*s, l.clone());
+                self.bind_pat(p, &l, false);
+            }
+            Pat::Or(pair) => {
+                self.bind_pat(&pair.0, lat, inside);
+                self.bind_pat(&pair.1, lat, inside);
+            }
+            Pat::Cons(pair) => {
+                let l = if inside { field() } else { lat.clone() };
+                self.bind_pat(&pair.0, &l, true);
+                self.bind_pat(&pair.1, &l, true);
+            }
+            Pat::Tuple(ps) | Pat::Block(_, ps) | Pat::Exn(_, ps) => {
+                let l = if inside { field() } else { lat.clone() };
+                for p in ps.iter() {
+                    self.bind_pat(p, &l, true);
+                }
+            }
+            Pat::Record(fields) => {
+                let l = if inside { field() } else { lat.clone() };
+                for (_, p) in fields.iter() {
+                    self.bind_pat(p, &l, true);
+                }
+            }
+        }
+    }
+
+    fn is_self(&self, func: &Code) -> bool {
+        matches!(func, Code::ClosedFun(f) | Code::Sibling(f) if *f == self.fid)
+    }
+
+    fn lat(&mut self, code: &Code) -> Lat {
+        match code {
+            Code::Local(s) | Code::TakeLocal(s) => {
+                self.env.get(s).cloned().unwrap_or_else(|| self.none())
+            }
+            Code::Let(l) => {
+                let value = self.lat(&l.value);
+                match &l.binder {
+                    Binder::Slot(s) => self.bind(*s, value),
+                    Binder::Pattern { pat, .. } => self.bind_pat(pat, &value, false),
+                }
+                self.lat(&l.body)
+            }
+            Code::LetRec(group) => self.lat(&group.1),
+            Code::If(b) => {
+                self.lat(&b.0);
+                let (t, e) = (self.lat(&b.1), self.lat(&b.2));
+                join(&t, &e)
+            }
+            Code::Seq(pair) => {
+                self.lat(&pair.0);
+                self.lat(&pair.1)
+            }
+            Code::Release(release) => self.lat(&release.1),
+            Code::App(app) => self.app(app),
+            Code::Op1(op, operand) => {
+                let l = self.lat(operand);
+                op1_cycles(*op).map_or_else(|| self.none(), |c| plus(&l, c))
+            }
+            Code::Op2(node) => {
+                let float = is_float_op(node.op);
+                let operand = |w: &mut Self, c: &Code| {
+                    let l = w.lat(c);
+                    // A float held in a variable or returned by a call is boxed: reading it
+                    // is a load.
+                    let boxed =
+                        float && matches!(c, Code::Local(_) | Code::TakeLocal(_) | Code::App(_));
+                    if boxed {
+                        plus(&l, LOAD)
+                    } else {
+                        l
+                    }
+                };
+                let (a, b) = (operand(self, &node.lhs), operand(self, &node.rhs));
+                plus(&join(&a, &b), op2_cycles(node.op))
+            }
+            Code::BoxFloat(operand) => {
+                let l = self.lat(operand);
+                plus(&l, BOX)
+            }
+            Code::Match(m) => {
+                let scrutinee = self.lat(&m.scrutinee);
+                let mut result = self.none();
+                for arm in m.arms.iter() {
+                    self.bind_pat(&arm.pat, &scrutinee, false);
+                    if let Some(g) = &arm.guard {
+                        self.lat(g);
+                    }
+                    result = join(&result, &self.lat(&arm.body));
+                }
+                result
+            }
+            Code::MatchTuple(m) => {
+                let components: Vec<Lat> = m.components.iter().map(|c| self.lat(c)).collect();
+                for (slot, l) in m.slots.iter().zip(&components) {
+                    self.bind(*slot, l.clone());
+                }
+                let mut result = self.none();
+                for arm in m.arms.iter() {
+                    match &arm.pat {
+                        TupleArmPat::Components(alternatives) => {
+                            for pats in alternatives {
+                                for (p, l) in pats.iter().zip(&components) {
+                                    self.bind_pat(p, l, false);
+                                }
+                            }
+                        }
+                        TupleArmPat::Whole(p) => {
+                            let none = self.none();
+                            self.bind_pat(p, &none, false);
+                        }
+                    }
+                    if let Some(g) = &arm.guard {
+                        self.lat(g);
+                    }
+                    result = join(&result, &self.lat(&arm.body));
+                }
+                result
+            }
+            Code::Try(t) => {
+                let mut result = self.lat(&t.body);
+                for arm in t.arms.iter() {
+                    let none = self.none();
+                    self.bind_pat(&arm.pat, &none, false);
+                    result = join(&result, &self.lat(&arm.body));
+                }
+                result
+            }
+            Code::Imp(node) => self.imp(node),
+            Code::Assign(slot, value) => {
+                let l = self.lat(value);
+                if let Some(&source) = self.carried.get(slot) {
+                    let chain = l[source].unwrap_or(0);
+                    self.carried_chain[source] = self.carried_chain[source].max(chain);
+                }
+                self.bind(*slot, l);
+                self.none()
+            }
+            Code::For(f) => {
+                self.lat(&f.from);
+                self.lat(&f.until);
+                let chain = self.loop_chain(&f.body, &Code::Imm(0));
+                if self.record {
+                    self.found.chains.insert(address(&**f), chain);
+                }
+                self.none()
+            }
+            Code::While(w) => {
+                let chain = self.loop_chain(&w.1, &w.0);
+                if self.record {
+                    self.found.chains.insert(address(&**w), chain);
+                }
+                self.none()
+            }
+            Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => {
+                for item in items.iter() {
+                    self.lat(item);
+                }
+                self.none()
+            }
+            Code::Cons(pair) | Code::And(pair) | Code::Or(pair) => {
+                self.lat(&pair.0);
+                self.lat(&pair.1);
+                self.none()
+            }
+            Code::List(list) => {
+                for item in list.0.iter() {
+                    self.lat(item);
+                }
+                self.lat(&list.1);
+                self.none()
+            }
+            Code::Raise(operand, _) => {
+                self.lat(operand);
+                self.none()
+            }
+            Code::MakeClosure(_)
+            | Code::Imm(_)
+            | Code::Static(_)
+            | Code::Env(_)
+            | Code::Global(_)
+            | Code::Sibling(_)
+            | Code::ClosedFun(_) => self.none(),
+        }
+    }
+
+    fn app(&mut self, app: &App) -> Lat {
+        let args: Vec<Lat> = app.args.iter().map(|a| self.lat(a)).collect();
+        if self.is_self(&app.func) && args.len() == self.summaries[self.fid as usize].len() {
+            if self.record && self.self_result.is_some() {
+                if app.tail {
+                    // Parameter i's chain: from parameter i to the argument in its place.
+                    let chain = args
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, l)| l[i])
+                        .max()
+                        .unwrap_or(0);
+                    self.found.chains.insert(address(app), chain);
+                } else {
+                    self.found.non_tail_self_calls.push(address(app));
+                }
+            }
+            let mut result = self.none();
+            if let (false, Some(r)) = (app.tail, self.self_result) {
+                result[r] = Some(0);
+            }
+            return result;
+        }
+        let callee = match &app.func {
+            Code::ClosedFun(f) | Code::Sibling(f) => self.summaries.get(*f as usize),
+            _ => {
+                self.lat(&app.func);
+                None
+            }
+        };
+        let mut result = self.none();
+        for (i, l) in args.iter().enumerate() {
+            let through = callee.and_then(|s| s.get(i).copied()).unwrap_or(0);
+            result = join(&result, &plus(l, through));
+        }
+        result
+    }
+
+    fn imp(&mut self, node: &ImpNode) -> Lat {
+        let args: Vec<Lat> = node.args.iter().map(|a| self.lat(a)).collect();
+        match node.op {
+            ImpOp::GetField { .. } | ImpOp::ArrayLength => plus(&args[0], LOAD),
+            ImpOp::ArrayGet { .. } => plus(&join(&args[0], &plus(&args[1], 1)), LOAD),
+            _ => self.none(),
+        }
+    }
+
+    /// The chain one iteration of a loop carries: over the variables its body assigns, the
+    /// latency from the variable to the value assigned to it.
+    fn loop_chain(&mut self, body: &Code, cond: &Code) -> u32 {
+        let mut assigned = Vec::new();
+        collect_assigned(body, &mut assigned);
+        assigned.sort_unstable();
+        assigned.dedup();
+        if assigned.is_empty() {
+            self.lat(cond);
+            self.lat(body);
+            return 0;
+        }
+        let sources = assigned.len();
+        let mut inner = Walker {
+            fid: self.fid,
+            sources,
+            self_result: None,
+            summaries: self.summaries,
+            env: assigned
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (*s, source(sources, i)))
+                .collect(),
+            carried: assigned.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
+            carried_chain: vec![0; sources],
+            record: self.record,
+            found: &mut *self.found,
+        };
+        inner.lat(cond);
+        inner.lat(body);
+        let chain = inner.carried_chain.iter().copied().max().unwrap_or(0);
+        // The enclosing walk sees the body too: its self calls and the slots it binds.
+        let saved = std::mem::replace(&mut self.record, false);
+        self.lat(cond);
+        self.lat(body);
+        self.record = saved;
+        chain
+    }
+}
+
+fn source(sources: usize, i: usize) -> Lat {
+    let mut l = vec![None; sources];
+    l[i] = Some(0);
+    l
+}
+
+fn plus(l: &Lat, cycles: u32) -> Lat {
+    l.iter().map(|c| c.map(|c| c + cycles)).collect()
+}
+
+fn join(a: &Lat, b: &Lat) -> Lat {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => Some(*x.max(y)),
+            (x, y) => x.or(*y),
+        })
+        .collect()
+}
+
+/// The variables a loop body assigns (not inside closures it builds).
+fn collect_assigned(code: &Code, out: &mut Vec<Slot>) {
+    if let Code::Assign(slot, _) = code {
+        out.push(*slot);
+    }
+    code.for_each_child(&mut |child, captured| {
+        if !captured {
+            collect_assigned(child, out);
+        }
+    });
+}
+
+/// Stores the chains found on the IR nodes they belong to.
+fn assign(code: &mut Code, chains: &HashMap<usize, u32>) {
+    match code {
+        Code::App(app) => {
+            if let Some(&c) = chains.get(&address(&**app)) {
+                app.chain = c;
+            }
+        }
+        Code::For(f) => {
+            if let Some(&c) = chains.get(&address(&**f)) {
+                f.chain = c;
+            }
+        }
+        Code::While(w) => {
+            if let Some(&c) = chains.get(&address(&**w)) {
+                w.2 = c;
+            }
+        }
+        _ => {}
+    }
+    code.for_each_child_mut(&mut |child| assign(child, chains));
+}
