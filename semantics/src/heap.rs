@@ -36,16 +36,17 @@ struct Clock {
     /// Words allocated directly in the major heap: they never pass through the minor heap,
     /// so they neither advance the clock nor get promoted.
     major_words: Cell<u64>,
-    /// Native stack frames live now: the non-tail calls under way into functions that have
-    /// a frame (see [`frame_entered`]).
-    frames: Cell<u64>,
-    /// Σ words × `frames` over the minor heap's allocations of the run.
+    /// Σ words × live frames ([`FRAMES`]) over the minor heap's allocations of the run.
     frame_words: Cell<u64>,
     ages: RefCell<Vec<AgeBucket>>,
 }
 
 thread_local! {
     static CLOCK: Clock = Clock::default();
+    /// Native stack frames live now: the calls under way into functions that have a frame (see
+    /// [`frame_entered`]). Apart from the clock and const-initialised, because every call
+    /// into a function with a frame moves it.
+    static FRAMES: Cell<u64> = const { Cell::new(0) };
 }
 
 /// A `::` cell: header, head, tail.
@@ -136,7 +137,7 @@ pub(crate) fn allocate_short_lived(words: u32) {
 /// with probability 1/H, and then walks every frame live at that moment.
 #[inline]
 fn weigh_by_frames(clock: &Clock, words: u32) {
-    let weight = u64::from(words).saturating_mul(clock.frames.get());
+    let weight = u64::from(words).saturating_mul(FRAMES.with(Cell::get));
     clock
         .frame_words
         .set(clock.frame_words.get().saturating_add(weight));
@@ -146,13 +147,13 @@ fn weigh_by_frames(clock: &Clock, words: u32) {
 /// from a frameless function): one more frame for a minor collection to scan.
 #[inline]
 pub(crate) fn frame_entered() {
-    CLOCK.with(|clock| clock.frames.set(clock.frames.get() + 1));
+    FRAMES.with(|frames| frames.set(frames.get() + 1));
 }
 
 /// The running function's frame is gone (it returned, raised, or tail-called a frameless one).
 #[inline]
 pub(crate) fn frame_left() {
-    CLOCK.with(|clock| clock.frames.set(clock.frames.get().saturating_sub(1)));
+    FRAMES.with(|frames| frames.set(frames.get().saturating_sub(1)));
 }
 
 impl Drop for Born {
@@ -188,7 +189,7 @@ pub(crate) fn start() {
         clock.tracking.set(true);
         clock.words.set(0);
         clock.major_words.set(0);
-        clock.frames.set(0);
+        FRAMES.with(|frames| frames.set(0));
         clock.frame_words.set(0);
         clock.ages.borrow_mut().clear();
     });
