@@ -72,45 +72,32 @@ fn is_float_op(op: Op2) -> bool {
 
 /// Marks every loop of every function with the chain it carries.
 pub(crate) fn mark_chains(compiled: &mut Compiled) {
-    let summaries = summaries(&compiled.funs);
+    let summaries = summaries(&mut compiled.funs);
     for (fid, fun) in compiled.funs.iter_mut().enumerate() {
-        let mut found = Found::default();
-        let mut walker = Walker::for_function(fun, fid as FunId, &summaries, &mut found);
-        let result = walker.lat(&fun.body);
-        // A non-tail self call closes the chain from its result to the function's result.
-        let through_result = result[fun.arity as usize].unwrap_or(0);
-        for call in &found.non_tail_self_calls {
-            found.chains.insert(*call, through_result);
-        }
-        assign(&mut fun.body, &found.chains);
+        // A non-tail self call closes the chain from its result to the function's result:
+        // known after one walk, stored by the second.
+        let mut probe = Walker::for_function(fun, fid as FunId, &summaries, false, 0);
+        let through_result = probe.lat(&mut fun.body)[fun.arity as usize].unwrap_or(0);
+        let mut walker = Walker::for_function(fun, fid as FunId, &summaries, true, through_result);
+        walker.lat(&mut fun.body);
     }
 }
 
 /// For each function, the latency from each parameter to its result: what a call of it adds to
 /// a chain. Two passes let callees defined after their callers be known; recursion adds
 /// nothing more.
-fn summaries(funs: &[FunCode]) -> Vec<Vec<u32>> {
+fn summaries(funs: &mut [FunCode]) -> Vec<Vec<u32>> {
     let mut summaries: Vec<Vec<u32>> = funs.iter().map(|f| vec![0; f.arity as usize]).collect();
     for _ in 0..2 {
-        for (fid, fun) in funs.iter().enumerate() {
-            let mut found = Found::default();
-            let mut walker = Walker::for_function(fun, fid as FunId, &summaries, &mut found);
-            walker.record = false;
-            let result = walker.lat(&fun.body);
-            let summary = (0..fun.arity as usize)
+        for (fid, fun) in funs.iter_mut().enumerate() {
+            let mut walker = Walker::for_function(fun, fid as FunId, &summaries, false, 0);
+            let result = walker.lat(&mut fun.body);
+            summaries[fid] = (0..fun.arity as usize)
                 .map(|i| result[i].unwrap_or(0))
                 .collect();
-            summaries[fid] = summary;
         }
     }
     summaries
-}
-
-/// What one walk finds: the chain of each loop, by the address of its IR node.
-#[derive(Default)]
-struct Found {
-    chains: HashMap<usize, u32>,
-    non_tail_self_calls: Vec<usize>,
 }
 
 struct Walker<'a> {
@@ -125,13 +112,10 @@ struct Walker<'a> {
     carried: HashMap<Slot, usize>,
     /// For each carried variable, the longest chain from it to a value assigned to it.
     carried_chain: Vec<u32>,
-    /// Whether to record calls and loops (off while computing summaries).
+    /// Whether to store the chains found on the IR (off while computing summaries).
     record: bool,
-    found: &'a mut Found,
-}
-
-fn address<T>(node: &T) -> usize {
-    node as *const T as usize
+    /// The chain a non-tail self call carries (see [`mark_chains`]).
+    through_result: u32,
 }
 
 impl<'a> Walker<'a> {
@@ -139,7 +123,8 @@ impl<'a> Walker<'a> {
         fun: &FunCode,
         fid: FunId,
         summaries: &'a [Vec<u32>],
-        found: &'a mut Found,
+        record: bool,
+        through_result: u32,
     ) -> Walker<'a> {
         let sources = fun.arity as usize + 1;
         let mut env = HashMap::new();
@@ -154,8 +139,8 @@ impl<'a> Walker<'a> {
             env,
             carried: HashMap::new(),
             carried_chain: Vec::new(),
-            record: true,
-            found,
+            record,
+            through_result,
         }
     }
 
@@ -210,30 +195,30 @@ impl<'a> Walker<'a> {
         matches!(func, Code::ClosedFun(f) | Code::Sibling(f) if *f == self.fid)
     }
 
-    fn lat(&mut self, code: &Code) -> Lat {
+    fn lat(&mut self, code: &mut Code) -> Lat {
         match code {
             Code::Local(s) | Code::TakeLocal(s) => {
                 self.env.get(s).cloned().unwrap_or_else(|| self.none())
             }
             Code::Let(l) => {
-                let value = self.lat(&l.value);
+                let value = self.lat(&mut l.value);
                 match &l.binder {
                     Binder::Slot(s) => self.bind(*s, value),
                     Binder::Pattern { pat, .. } => self.bind_pat(pat, &value, false),
                 }
-                self.lat(&l.body)
+                self.lat(&mut l.body)
             }
-            Code::LetRec(group) => self.lat(&group.1),
+            Code::LetRec(group) => self.lat(&mut group.1),
             Code::If(b) => {
-                self.lat(&b.0);
-                let (t, e) = (self.lat(&b.1), self.lat(&b.2));
+                self.lat(&mut b.0);
+                let (t, e) = (self.lat(&mut b.1), self.lat(&mut b.2));
                 join(&t, &e)
             }
             Code::Seq(pair) => {
-                self.lat(&pair.0);
-                self.lat(&pair.1)
+                self.lat(&mut pair.0);
+                self.lat(&mut pair.1)
             }
-            Code::Release(release) => self.lat(&release.1),
+            Code::Release(release) => self.lat(&mut release.1),
             Code::App(app) => self.app(app),
             Code::Op1(op, operand) => {
                 let l = self.lat(operand);
@@ -241,7 +226,7 @@ impl<'a> Walker<'a> {
             }
             Code::Op2(node) => {
                 let float = is_float_op(node.op);
-                let operand = |w: &mut Self, c: &Code| {
+                let operand = |w: &mut Self, c: &mut Code| {
                     let l = w.lat(c);
                     // A float held in a variable or returned by a call is boxed: reading it
                     // is a load.
@@ -253,7 +238,7 @@ impl<'a> Walker<'a> {
                         l
                     }
                 };
-                let (a, b) = (operand(self, &node.lhs), operand(self, &node.rhs));
+                let (a, b) = (operand(self, &mut node.lhs), operand(self, &mut node.rhs));
                 plus(&join(&a, &b), op2_cycles(node.op))
             }
             Code::BoxFloat(operand) => {
@@ -261,24 +246,24 @@ impl<'a> Walker<'a> {
                 plus(&l, BOX)
             }
             Code::Match(m) => {
-                let scrutinee = self.lat(&m.scrutinee);
+                let scrutinee = self.lat(&mut m.scrutinee);
                 let mut result = self.none();
-                for arm in m.arms.iter() {
+                for arm in m.arms.iter_mut() {
                     self.bind_pat(&arm.pat, &scrutinee, false);
-                    if let Some(g) = &arm.guard {
+                    if let Some(g) = &mut arm.guard {
                         self.lat(g);
                     }
-                    result = join(&result, &self.lat(&arm.body));
+                    result = join(&result, &self.lat(&mut arm.body));
                 }
                 result
             }
             Code::MatchTuple(m) => {
-                let components: Vec<Lat> = m.components.iter().map(|c| self.lat(c)).collect();
+                let components: Vec<Lat> = m.components.iter_mut().map(|c| self.lat(c)).collect();
                 for (slot, l) in m.slots.iter().zip(&components) {
                     self.bind(*slot, l.clone());
                 }
                 let mut result = self.none();
-                for arm in m.arms.iter() {
+                for arm in m.arms.iter_mut() {
                     match &arm.pat {
                         TupleArmPat::Components(alternatives) => {
                             for pats in alternatives {
@@ -292,19 +277,19 @@ impl<'a> Walker<'a> {
                             self.bind_pat(p, &none, false);
                         }
                     }
-                    if let Some(g) = &arm.guard {
+                    if let Some(g) = &mut arm.guard {
                         self.lat(g);
                     }
-                    result = join(&result, &self.lat(&arm.body));
+                    result = join(&result, &self.lat(&mut arm.body));
                 }
                 result
             }
             Code::Try(t) => {
-                let mut result = self.lat(&t.body);
-                for arm in t.arms.iter() {
+                let mut result = self.lat(&mut t.body);
+                for arm in t.arms.iter_mut() {
                     let none = self.none();
                     self.bind_pat(&arm.pat, &none, false);
-                    result = join(&result, &self.lat(&arm.body));
+                    result = join(&result, &self.lat(&mut arm.body));
                 }
                 result
             }
@@ -319,37 +304,38 @@ impl<'a> Walker<'a> {
                 self.none()
             }
             Code::For(f) => {
-                self.lat(&f.from);
-                self.lat(&f.until);
-                let chain = self.loop_chain(&f.body, &Code::Imm(0));
+                self.lat(&mut f.from);
+                self.lat(&mut f.until);
+                let chain = self.loop_chain(&mut f.body, &mut Code::Imm(0));
                 if self.record {
-                    self.found.chains.insert(address(&**f), chain);
+                    f.chain = chain;
                 }
                 self.none()
             }
             Code::While(w) => {
-                let chain = self.loop_chain(&w.1, &w.0);
+                let (cond, body, stored) = &mut **w;
+                let chain = self.loop_chain(body, cond);
                 if self.record {
-                    self.found.chains.insert(address(&**w), chain);
+                    *stored = chain;
                 }
                 self.none()
             }
             Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => {
-                for item in items.iter() {
+                for item in items.iter_mut() {
                     self.lat(item);
                 }
                 self.none()
             }
             Code::Cons(pair) | Code::And(pair) | Code::Or(pair) => {
-                self.lat(&pair.0);
-                self.lat(&pair.1);
+                self.lat(&mut pair.0);
+                self.lat(&mut pair.1);
                 self.none()
             }
             Code::List(list) => {
-                for item in list.0.iter() {
+                for item in list.0.iter_mut() {
                     self.lat(item);
                 }
-                self.lat(&list.1);
+                self.lat(&mut list.1);
                 self.none()
             }
             Code::Raise(operand, _) => {
@@ -366,22 +352,20 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn app(&mut self, app: &App) -> Lat {
-        let args: Vec<Lat> = app.args.iter().map(|a| self.lat(a)).collect();
+    fn app(&mut self, app: &mut App) -> Lat {
+        let args: Vec<Lat> = app.args.iter_mut().map(|a| self.lat(a)).collect();
         if self.is_self(&app.func) && args.len() == self.summaries[self.fid as usize].len() {
             if self.record && self.self_result.is_some() {
-                if app.tail {
+                app.chain = if app.tail {
                     // Parameter i's chain: from parameter i to the argument in its place.
-                    let chain = args
-                        .iter()
+                    args.iter()
                         .enumerate()
                         .filter_map(|(i, l)| l[i])
                         .max()
-                        .unwrap_or(0);
-                    self.found.chains.insert(address(app), chain);
+                        .unwrap_or(0)
                 } else {
-                    self.found.non_tail_self_calls.push(address(app));
-                }
+                    self.through_result
+                };
             }
             let mut result = self.none();
             if let (false, Some(r)) = (app.tail, self.self_result) {
@@ -392,7 +376,7 @@ impl<'a> Walker<'a> {
         let callee = match &app.func {
             Code::ClosedFun(f) | Code::Sibling(f) => self.summaries.get(*f as usize),
             _ => {
-                self.lat(&app.func);
+                self.lat(&mut app.func);
                 None
             }
         };
@@ -404,8 +388,8 @@ impl<'a> Walker<'a> {
         result
     }
 
-    fn imp(&mut self, node: &ImpNode) -> Lat {
-        let args: Vec<Lat> = node.args.iter().map(|a| self.lat(a)).collect();
+    fn imp(&mut self, node: &mut ImpNode) -> Lat {
+        let args: Vec<Lat> = node.args.iter_mut().map(|a| self.lat(a)).collect();
         match node.op {
             ImpOp::GetField { .. } | ImpOp::ArrayLength => plus(&args[0], LOAD),
             ImpOp::ArrayGet { .. } => plus(&join(&args[0], &plus(&args[1], 1)), LOAD),
@@ -415,7 +399,7 @@ impl<'a> Walker<'a> {
 
     /// The chain one iteration of a loop carries: over the variables its body assigns, the
     /// latency from the variable to the value assigned to it.
-    fn loop_chain(&mut self, body: &Code, cond: &Code) -> u32 {
+    fn loop_chain(&mut self, body: &mut Code, cond: &mut Code) -> u32 {
         let mut assigned = Vec::new();
         collect_assigned(body, &mut assigned);
         assigned.sort_unstable();
@@ -439,7 +423,7 @@ impl<'a> Walker<'a> {
             carried: assigned.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
             carried_chain: vec![0; sources],
             record: self.record,
-            found: &mut *self.found,
+            through_result: 0,
         };
         inner.lat(cond);
         inner.lat(body);
@@ -483,27 +467,4 @@ fn collect_assigned(code: &Code, out: &mut Vec<Slot>) {
             collect_assigned(child, out);
         }
     });
-}
-
-/// Stores the chains found on the IR nodes they belong to.
-fn assign(code: &mut Code, chains: &HashMap<usize, u32>) {
-    match code {
-        Code::App(app) => {
-            if let Some(&c) = chains.get(&address(&**app)) {
-                app.chain = c;
-            }
-        }
-        Code::For(f) => {
-            if let Some(&c) = chains.get(&address(&**f)) {
-                f.chain = c;
-            }
-        }
-        Code::While(w) => {
-            if let Some(&c) = chains.get(&address(&**w)) {
-                w.2 = c;
-            }
-        }
-        _ => {}
-    }
-    code.for_each_child_mut(&mut |child| assign(child, chains));
 }
