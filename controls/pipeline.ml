@@ -1,6 +1,7 @@
 (* mlcost-control
    description: sum of the squares of the even elements (filter, map, fold_left with closures)
    sizes: 1000 4000 16000 40000 70000 100000
+   pair: pipeline-own-vs-stdlib
 *)
 
 let next s = (s * 1103515245 + 12345) land 1073741823

@@ -197,6 +197,47 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
     assert_eq!(out.status.code(), Some(i32::from(regressions > 0)), "{cmp}");
     let out = mlcost(&["compare", "run1", "run1"], ws.path());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        !text(&out).contains("the machine itself ran"),
+        "{}",
+        text(&out)
+    );
+    // A run during which the machine itself was 50% slower (its canary readings scaled):
+    // the comparison says so, with how much.
+    let slow = ws.path().join("run1-slow-machine");
+    std::fs::create_dir_all(&slow).unwrap();
+    for entry in std::fs::read_dir(ws.path().join("run1")).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), slow.join(entry.file_name())).unwrap();
+        }
+    }
+    let canary = std::fs::read_to_string(slow.join("canary.jsonl")).unwrap();
+    let scaled: String = canary
+        .lines()
+        .map(|line| {
+            let mut reading: serde_json::Value = serde_json::from_str(line).unwrap();
+            let ns = reading["ns_per_run"].as_f64().unwrap();
+            reading["ns_per_run"] = serde_json::json!(ns * 1.5);
+            format!("{reading}\n")
+        })
+        .collect();
+    assert!(
+        !scaled.is_empty(),
+        "the quick suite recorded no canary readings"
+    );
+    std::fs::write(slow.join("canary.jsonl"), scaled).unwrap();
+    let out = mlcost(
+        &["compare", "run1", "run1-slow-machine", "--json"],
+        ws.path(),
+    );
+    let all = text(&out);
+    assert!(all.contains("the machine itself ran 50% slower"), "{all}");
+    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        (cmp["machine_ratio"].as_f64().unwrap() - 1.5).abs() < 1e-9,
+        "{cmp}"
+    );
 
     let out = mlcost(
         &[

@@ -62,6 +62,34 @@ pub struct Comparison {
     /// The same constructs' instructions per occurrence, where both models have them.
     #[serde(default)]
     pub instructions: Vec<crate::compare_instructions::InstructionChange>,
+    /// Between two runs: the canary's typical time per run in B over A's, the machine's own
+    /// speed from one run to the other (none within one run or without canaries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_ratio: Option<f64>,
+}
+
+/// Beyond this change of the canary's typical time between two runs, the machine itself ran
+/// at another speed: a neighbour on the shared core for most of a run (seen here: a whole
+/// default run with the canary 61% slower, its programs 6% to 60% slower, unevenly).
+pub const MACHINE_DRIFT_PCT: f64 = 10.0;
+
+impl Comparison {
+    /// The warning to print when the machine's speed moved between the two runs by more than
+    /// [`MACHINE_DRIFT_PCT`].
+    pub fn machine_warning(&self) -> Option<String> {
+        let ratio = self.machine_ratio?;
+        let change = 100.0 * (ratio - 1.0);
+        if change.abs() <= MACHINE_DRIFT_PCT {
+            return None;
+        }
+        Some(format!(
+            "the machine itself ran {:.0}% {} during {} than during {} (the canary's typical time per run): changes of that order may be the machine's, not the compiler's; measure both compilers in one run (`--compiler` twice) to compare them",
+            change.abs(),
+            if change > 0.0 { "slower" } else { "faster" },
+            self.b,
+            self.a
+        ))
+    }
 }
 
 impl Comparison {
@@ -183,6 +211,7 @@ pub fn compare_models(
         floor_ns,
         constructs,
         instructions: crate::compare_instructions::compare_instructions(a.1, b.1, method),
+        machine_ratio: None,
     }
 }
 

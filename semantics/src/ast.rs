@@ -237,3 +237,16 @@ pub(crate) enum Item {
     /// A top-level expression (`;; e`), evaluated for its effects, as in a script.
     Expr(Expr),
 }
+
+/// Whether a binding named `entry` binds `name` for code of `module` (`None`: the program's
+/// own): its own name, or the module's qualified name for it — inside `list.ml`,
+/// `List.rev_append` is `rev_append` (see [`crate::stdlib_source`]).
+pub(crate) fn binds(entry: &str, name: &str, module: Option<&str>) -> bool {
+    entry == name
+        || module.is_some_and(|m| {
+            entry.len() == m.len() + 1 + name.len()
+                && entry.starts_with(m)
+                && entry.as_bytes()[m.len()] == b'.'
+                && entry.ends_with(name)
+        })
+}

@@ -27,8 +27,14 @@ use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use std::sync::OnceLock;
 
-/// Blocks within this many words of a stream's last far read are streamed by the prefetcher.
-pub const STREAM_WORDS: u64 = 16;
+/// Blocks within this many words (a 4 KiB page) of a stream's last far read are streamed by
+/// the prefetcher. The prefetchers follow patterns within a page, not only next lines: a
+/// balanced tree walked in allocation order jumps back 2 to 64 lines at a time and costs the
+/// same 3.7–3.9 ns per node from 1000 nodes (in the cache) to 200 000 (6.4 MB), measured; a
+/// window of 16 words counted 18% of its reads as misses, a page 0.6%. A search tree built by
+/// random insertion keeps its misses at any window up to a page (41 882 → 41 820 at 120 000
+/// nodes), so the window tells the two apart.
+pub const STREAM_WORDS: u64 = 512;
 
 /// Streams the prefetcher follows at once: a walk over two lists side by side (a dot
 /// product, `combine`) alternates between two streams, each of them sequential.

@@ -91,6 +91,8 @@ pub(crate) struct Compiler<'a> {
     /// Bindings of references compiled as mutable variables (see
     /// [`crate::compile_imperative`]).
     pub(crate) mut_vars: std::collections::HashSet<u32>,
+    /// The Stdlib module whose code is being compiled (`None`: the program's own).
+    pub(crate) module: Option<String>,
 }
 
 pub(crate) fn err<T>(pos: Pos, message: impl Into<String>) -> CResult<T> {
@@ -115,6 +117,7 @@ impl<'a> Compiler<'a> {
             prim_funs: HashMap::new(),
             next_binding: 0,
             mut_vars: Default::default(),
+            module: None,
         };
         for p in prims::PRIMS {
             c.scope.push(ScopeEntry {
@@ -177,7 +180,11 @@ impl<'a> Compiler<'a> {
     }
 
     pub(crate) fn lookup(&self, name: &str) -> Option<&ScopeEntry> {
-        self.scope.iter().rev().find(|e| e.name == name)
+        let module = self.module.as_deref();
+        self.scope
+            .iter()
+            .rev()
+            .find(|e| crate::ast::binds(&e.name, name, module))
     }
 
     /// Whether referring to `name` from a new function would need no capture.

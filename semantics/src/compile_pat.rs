@@ -491,6 +491,7 @@ fn tuple_alternatives(p: &Pattern, n: usize) -> Option<Vec<Vec<Option<&Pattern>>
 /// Compiles a whole program (the prelude's items first).
 pub(crate) fn compile_program(
     items: &[Item],
+    modules: &[Option<String>],
     prelude_items: usize,
     typing: &Typing,
 ) -> CResult<Compiled> {
@@ -499,6 +500,7 @@ pub(crate) fn compile_program(
     let mut prelude_top = 0;
     let mut globals_by_name = HashMap::new();
     for (i, item) in items.iter().enumerate() {
+        c.module = modules.get(i).cloned().flatten();
         let mut named = Vec::new();
         match item {
             Item::Type(_) | Item::Exception(_) => {}

@@ -54,6 +54,8 @@ pub(crate) struct Checker {
     pub(crate) field_names: HashMap<String, TyCon>,
     pub(crate) record_of: HashMap<NodeId, TyCon>,
     pub(crate) pending_kinds: Vec<(NodeId, Ty)>,
+    /// The Stdlib module whose code is being checked (`None`: the program's own).
+    pub(crate) module: Option<String>,
 }
 
 #[derive(Clone)]
@@ -84,6 +86,7 @@ impl Checker {
             field_names: HashMap::new(),
             record_of: HashMap::new(),
             pending_kinds: Vec::new(),
+            module: None,
         };
         for (i, name) in [
             "int", "float", "bool", "unit", "string", "char", "exn", "list", "option", "array",
@@ -232,7 +235,8 @@ impl Checker {
     }
 
     pub(crate) fn lookup(&mut self, name: &str, pos: Pos) -> TResult<Ty> {
-        match self.env.iter().rev().find(|(n, _)| n == name) {
+        let module = self.module.as_deref();
+        match self.env.iter().rev().find(|(n, _)| binds(n, name, module)) {
             Some(&(_, ty)) => Ok(self.t.instantiate(ty, self.level)),
             None => err(
                 pos,
@@ -294,7 +298,12 @@ impl Checker {
             ExprKind::Unit => self.prim_ty(UNIT),
             ExprKind::Var(name) => {
                 let ty = self.lookup(name, e.pos)?;
-                let shadowed = self.env.iter().rev().position(|(n, _)| n == name);
+                let module = self.module.as_deref();
+                let shadowed = self
+                    .env
+                    .iter()
+                    .rev()
+                    .position(|(n, _)| binds(n, name, module));
                 let is_prim = shadowed
                     .map(|i| self.env.len() - 1 - i < prims::PRIMS.len())
                     .unwrap_or(false);

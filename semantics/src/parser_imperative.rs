@@ -19,8 +19,9 @@ impl Parser<'_> {
         }
     }
 
-    /// `Array.f` for a known `f` (the `Array` is the current token), as the variable
-    /// `Array.f`; any other module path is refused.
+    /// `Array.f` for a known `f` (the `Array` is the current token), or `List.f` (read from the
+    /// Stdlib's sources, see [`crate::stdlib_source`]), as the variable `Array.f` or
+    /// `List.f`; any other module path is refused.
     pub(crate) fn module_value(&mut self, module: &str, pos: Pos) -> PResult<Option<Expr>> {
         if !self.is_op(".") {
             return Ok(None);
@@ -32,6 +33,16 @@ impl Parser<'_> {
                     self.advance();
                     return Ok(Some(self.node(pos, ExprKind::Var(format!("Array.{f}")))));
                 }
+            }
+        }
+        if crate::stdlib_source::MODULES
+            .iter()
+            .any(|(m, _)| *m == module)
+        {
+            if let Tok::Ident(f) = self.peek_at(1).clone() {
+                self.advance();
+                self.advance();
+                return Ok(Some(self.node(pos, ExprKind::Var(format!("{module}.{f}")))));
             }
         }
         self.check_not_module_path(module, pos)?;

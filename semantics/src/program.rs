@@ -116,6 +116,7 @@ impl Program {
                 allocation.promoted_words(heap_words).round() as u64;
             m.counts[Counter::ScannedFrame as usize] =
                 allocation.scanned_frames(heap_words).round() as u64;
+            m.counts[Counter::MajorWord as usize] = allocation.direct_major_words;
             Ok(CountResult {
                 size,
                 counts: nonzero(&m.counts),
@@ -298,32 +299,50 @@ fn parse(
 }
 
 fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsError> {
-    let (mut items, next_id) = parse(crate::prelude::FILE_NAME, &crate::prelude::tokens(), 0)?;
-    let prelude_items = items.len();
+    let (mut items, mut next_id) = parse(crate::prelude::FILE_NAME, &crate::prelude::tokens(), 0)?;
     let toks = crate::lexer::tokenize(source).map_err(|e| SemanticsError::Syntax {
         file: file.into(),
         pos: e.pos,
         message: e.message,
     })?;
+    // Each item's file, for its errors, and its Stdlib module (`None`: the program's own).
+    let mut origins: Vec<(String, Option<String>)> =
+        vec![(crate::prelude::FILE_NAME.to_string(), None); items.len()];
+    for (module, wanted) in crate::stdlib_source::mentioned(&toks) {
+        let (module_file, module_toks) = crate::stdlib_source::needed_tokens(module, &wanted)?;
+        let (mut module_items, next) = parse(&module_file, &module_toks, next_id)?;
+        next_id = next;
+        crate::stdlib_source::qualify(module, &mut module_items);
+        origins.extend(vec![
+            (module_file, Some(module.to_string()));
+            module_items.len()
+        ]);
+        items.extend(module_items);
+    }
+    let prelude_items = items.len();
     let (user, _) = parse(file, &toks, next_id)?;
+    origins.extend(vec![(file.to_string(), None); user.len()]);
     items.extend(user);
     crate::tail::mark_items(&mut items);
-    let type_error = |e: crate::infer::TypeError| SemanticsError::Type {
-        file: file.into(),
-        pos: e.pos,
-        message: e.message,
-    };
     let mut checker = Checker::new();
-    for item in &items {
-        checker.item(item).map_err(type_error)?;
-    }
-    let mut typing = checker.finish();
-    let mut compiled = crate::compile_pat::compile_program(&items, prelude_items, &typing)
-        .map_err(|e| SemanticsError::Type {
-            file: file.into(),
+    for (item, (item_file, module)) in items.iter().zip(&origins) {
+        checker.module = module.clone();
+        checker.item(item).map_err(|e| SemanticsError::Type {
+            file: item_file.clone(),
             pos: e.pos,
             message: e.message,
         })?;
+    }
+    let mut typing = checker.finish();
+    let modules: Vec<Option<String>> = origins.iter().map(|(_, m)| m.clone()).collect();
+    let mut compiled =
+        crate::compile_pat::compile_program(&items, &modules, prelude_items, &typing).map_err(
+            |e| SemanticsError::Type {
+                file: file.into(),
+                pos: e.pos,
+                message: e.message,
+            },
+        )?;
     crate::boxing::insert_float_boxes(&mut compiled);
     crate::liveness::release_dead_slots(&mut compiled);
     crate::chain::mark_chains(&mut compiled);

@@ -156,3 +156,20 @@ let run n = walk n";
     // `pair` allocates 3 words above walk 4 … walk 1, at depths 2 … 5: 3 · (2+3+4+5).
     assert_eq!(r.allocation.frame_words, 3 * 14);
 }
+
+#[test]
+fn arrays_beyond_256_words_are_major_words_and_smaller_ones_are_not() {
+    let source = "
+let rec loop k len acc = if k = 0 then acc else loop (k - 1) len (acc + Array.length (Array.make len k))
+let input n = n
+let run n = loop 3 n 0";
+    // 3 arrays of 257 words plus a header each, allocated straight in the major heap.
+    let r = result(source, 257);
+    assert_eq!(r.counts["MajorWord"], 3 * 258);
+    assert_eq!(r.allocation.direct_major_words, 3 * 258);
+    assert_eq!(r.counts.get("PromotedWord"), None);
+    // 256 words is Max_young_wosize: still the minor heap.
+    let r = result(source, 256);
+    assert_eq!(r.counts.get("MajorWord"), None);
+    assert_eq!(r.counts["ArrayMakeWord"], 3 * 256);
+}

@@ -45,11 +45,11 @@ fn a_walk_over_data_allocated_in_order_is_streamed_at_any_size() {
 
 #[test]
 fn scattered_input_misses_once_per_element_when_a_run_outgrows_the_cache() {
-    // 21 words of array between elements: each cell is 27 words from the next one walked, so
-    // it is not streamed; its pair (3 words before it) is. A run reads 6 words per element
+    // 600 words of array between elements: each cell is 606 words from the next one walked,
+    // beyond the prefetcher's 4 KiB page, so it is not streamed; its pair (3 words before it) is. A run reads 6 words per element
     // (cell and pair), which is the distance at which the next run meets the input again:
     // the cell misses with probability 1 − e^(−6n/8192).
-    let source = pairs_walk(21);
+    let source = pairs_walk(600);
     for n in [100i64, 1_000, 10_000] {
         let expected = (n as f64 * (1.0 - (-(6.0 * n as f64) / CACHE_WORDS).exp())).round();
         let far = far_loads(&source, n) as f64;
@@ -69,9 +69,9 @@ fn data_reused_within_the_cache_does_not_miss() {
     let source = format!(
         "{}\nlet rec times k l acc = if k = 0 then acc else times (k - 1) l (acc + walk l 0)
 let run l = times 50 l 0",
-        pairs_walk(21).replace("let run l = walk l 0", "")
+        pairs_walk(600).replace("let run l = walk l 0", "")
     );
-    let once = far_loads(&pairs_walk(21), 100);
+    let once = far_loads(&pairs_walk(600), 100);
     let fifty = far_loads(&source, 100);
     // The first walk meets the input at the distance of a whole run (50 walks, 30 000
     // words): nearly all 100 cells miss then; the 49 walks after it reuse them from the cache

@@ -64,9 +64,9 @@ fn unsupported_constructs_are_named() {
     let cases = [
         ("module M = struct end", "1:1", "modules"),
         (
-            "let f l = List.map succ l",
+            "let f s = String.length s",
             "1:11",
-            "module paths such as `List.…`",
+            "module paths such as `String.…`",
         ),
         ("let f s = s.[0]", "1:12", "strings"),
         (

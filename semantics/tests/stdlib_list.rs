@@ -164,3 +164,98 @@ fn list_functions_count_as_expected() {
     assert_eq!(counts["FunApp"], 2); // mem and rev, called inside a tuple
     assert_eq!(counts["TailApp"], 7 + 1 + n); // mem's recursion, rev's call, rev_append's
 }
+
+/// A program written as people write it, calling `List.…` directly.
+const CALLS_LIST: &str = "
+let map x = x + 1 (* the program's own `map`: List.map is not this *)
+
+let input n = let rec range i = if i >= n then [] else ((i * 37) mod 101) :: range (i + 1) in range 0
+
+let run l =
+  let doubled = List.map (fun x -> x * 2) l in
+  let evens = List.filter (fun x -> x mod 2 = 0) doubled in
+  ( List.fold_left ( + ) 0 (List.map map evens),
+    List.length l,
+    List.rev l,
+    List.mem 47 l,
+    List.sort compare l,
+    List.assoc 10 (List.combine l l),
+    List.exists (fun x -> x > 70) l )
+";
+
+#[test]
+fn list_calls_read_the_installed_stdlib_and_agree_with_native_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("calls_list.ml");
+    std::fs::write(&path, CALLS_LIST).unwrap();
+    let sizes = [5u64, 40, 300];
+    let native = ocaml_runtime::native_digests(&path, &sizes).unwrap_or_else(|e| panic!("{e}"));
+    let program = Program::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    for (size, digest) in sizes.iter().zip(native) {
+        assert_eq!(
+            program.count(*size as i64).unwrap().digest,
+            digest,
+            "size {size}"
+        );
+    }
+}
+
+#[test]
+fn a_list_call_counts_what_its_stdlib_definition_counts() {
+    // `List.rev l` against the same definitions copied from list.ml into the program.
+    let source = list_ml();
+    let input =
+        "let input n = let rec range i = if i >= n then [] else i :: range (i + 1) in range 0";
+    let copied = format!(
+        "{}\n{}\n{}\n{input}\nlet run l = (rev l, mem 3 l)",
+        phrase(&source, "rev_append"),
+        phrase(&source, "rev"),
+        phrase(&source, "mem")
+    );
+    let called = format!("{input}\nlet run l = (List.rev l, List.mem 3 l)");
+    for n in [0i64, 7, 100] {
+        let a = Program::from_source("copied.ml", &copied)
+            .unwrap()
+            .count(n)
+            .unwrap();
+        let b = Program::from_source("called.ml", &called)
+            .unwrap()
+            .count(n)
+            .unwrap();
+        assert_eq!(a.counts, b.counts, "n = {n}");
+        assert_eq!(a.digest, b.digest, "n = {n}");
+    }
+    let counts = Program::from_source("called.ml", &called)
+        .unwrap()
+        .count(10)
+        .unwrap()
+        .counts;
+    // rev: n conses (the input is built outside the run); mem 3 compares 0, 1, 2, 3.
+    assert_eq!(counts["Cons"], 10);
+    assert_eq!(counts["PolyCompare"], 4);
+}
+
+#[test]
+fn list_functions_that_are_missing_or_unsupported_are_named() {
+    let err = Program::from_source(
+        "t.ml",
+        "let input n = [n]\nlet run l = List.no_such_function l",
+    )
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_else(|| panic!("an unknown List function is an error"));
+    assert!(
+        err.contains("t.ml:2") && err.contains("List.no_such_function"),
+        "{err}"
+    );
+    // List.init decides its strategy on `Sys.backend_type`, outside the subset: the error
+    // points into the Stdlib's own source.
+    let err = Program::from_source(
+        "t.ml",
+        "let input n = n\nlet run n = List.init n (fun i -> i)",
+    )
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_else(|| panic!("List.init needs Sys"));
+    assert!(err.contains("list.ml:") && err.contains("Sys"), "{err}");
+}

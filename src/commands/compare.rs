@@ -67,6 +67,17 @@ fn pick(run_dir: &Path, wanted: Option<&str>, index: usize) -> Result<String> {
     }
 }
 
+/// The canary's typical time per run over a run's training measurement, if it has readings.
+fn canary_typical(run_dir: &Path) -> Result<Option<f64>> {
+    let path = RunDir::new(run_dir).canary_file();
+    if !path.exists() {
+        return Ok(None);
+    }
+    let readings = harness::samples::CanaryLog::read_all(&path)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    Ok(harness::canary::CanaryTimeline::new(readings).map(|t| t.typical_ns_per_run))
+}
+
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let run_b = args.run_b.clone().unwrap_or_else(|| args.run_a.clone());
     let same_run = args.run_b.is_none();
@@ -84,7 +95,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             format!("{} [{name}]", dir.display())
         }
     };
-    let cmp = compare_models(
+    let mut cmp = compare_models(
         (&label(&args.run_a, &a_name), &a),
         (&label(&run_b, &b_name), &b),
         CompareOptions {
@@ -94,6 +105,15 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
             floor_ns: args.floor,
         },
     );
+    if !same_run {
+        cmp.machine_ratio = match (canary_typical(&args.run_a)?, canary_typical(&run_b)?) {
+            (Some(a), Some(b)) => Some(b / a),
+            _ => None,
+        };
+    }
+    if let Some(warning) = cmp.machine_warning() {
+        eprintln!("mlcost: warning: {warning}");
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&cmp)?);
     } else {

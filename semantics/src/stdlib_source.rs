@@ -1,0 +1,203 @@
+//! Stdlib functions read from the installed compiler's own sources: a program that calls
+//! `List.map` is counted with the `map` of the `list.ml` that `ocamlopt -where` names, the
+//! code native programs link, not with a summary written here that could drift from it.
+//!
+//! **Phrases.** A module's source is tokenised whole (comments and the code commented out in
+//! them are skipped) and cut into phrases at every token in the first column; `and` in the
+//! first column continues a `let rec`. A `let` phrase defines the names after `let [rec]` and
+//! after each such `and`.
+//!
+//! **What is taken.** For each `List.f` the program mentions, the last phrase defining `f`,
+//! and, for every identifier a taken phrase mentions, the last phrase before it that defines
+//! that name (over-approximated: a local variable named like an earlier top-level function
+//! takes that function along; it is compiled, never run). Phrases keep their order and their
+//! positions in the module's file, so an error in them names the file and line.
+//!
+//! **Names.** A taken phrase's top-level names become `List.f` (see [`qualify`]); inside the
+//! module's own code, `f` finds `List.f` in scope order (see [`crate::ast::binds`]), so
+//! shadowing between the module's phrases (`let rec mapi i f` then `let mapi f l = mapi 0 f l`)
+//! resolves as in OCaml.
+
+use crate::ast::{Item, PatKind, Pattern};
+use crate::error::SemanticsError;
+use crate::lexer::{Kw, Tok, Token};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The Stdlib modules whose functions a program may call, and their source files.
+pub(crate) const MODULES: &[(&str, &str)] = &[("List", "list.ml")];
+
+/// The directory of the Stdlib's sources: `MLCOST_OCAML_STDLIB`, else what `ocamlopt -where`
+/// prints, else Debian's `/usr/lib/ocaml`.
+pub fn stdlib_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        if let Some(dir) = std::env::var_os("MLCOST_OCAML_STDLIB").filter(|d| !d.is_empty()) {
+            return PathBuf::from(dir);
+        }
+        std::process::Command::new("ocamlopt")
+            .arg("-where")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .map(|s| PathBuf::from(s.trim()))
+            .filter(|p| p.is_dir())
+            .unwrap_or_else(|| PathBuf::from("/usr/lib/ocaml"))
+    })
+    .clone()
+}
+
+/// The functions of each supported module that `toks` mention as `Module.f`, by module.
+pub(crate) fn mentioned(toks: &[Token]) -> Vec<(&'static str, BTreeSet<String>)> {
+    MODULES
+        .iter()
+        .filter_map(|&(module, _)| {
+            let names: BTreeSet<String> = toks
+                .windows(3)
+                .filter_map(|w| match (&w[0].tok, &w[1].tok, &w[2].tok) {
+                    (Tok::Uident(m), Tok::Op(dot), Tok::Ident(f)) if m == module && dot == "." => {
+                        Some(f.clone())
+                    }
+                    _ => None,
+                })
+                .collect();
+            (!names.is_empty()).then_some((module, names))
+        })
+        .collect()
+}
+
+/// One top-level phrase of a module's source: its tokens and the names it defines.
+struct Phrase {
+    toks: Vec<Token>,
+    defines: Vec<String>,
+}
+
+fn phrases(toks: &[Token]) -> Vec<Phrase> {
+    let mut out: Vec<Phrase> = Vec::new();
+    for t in toks {
+        if matches!(t.tok, Tok::Eof) {
+            break;
+        }
+        let continues_rec = matches!(t.tok, Tok::Kw(Kw::And));
+        if t.pos.col == 1 && !continues_rec || out.is_empty() {
+            out.push(Phrase {
+                toks: Vec::new(),
+                defines: Vec::new(),
+            });
+        }
+        out.last_mut()
+            .expect("a phrase was pushed")
+            .toks
+            .push(t.clone());
+    }
+    for phrase in &mut out {
+        let starts_binding = |i: usize| {
+            matches!(phrase.toks[i].tok, Tok::Kw(Kw::Let) | Tok::Kw(Kw::And))
+                && phrase.toks[i].pos.col == 1
+        };
+        let mut defines = Vec::new();
+        for i in 0..phrase.toks.len() {
+            if !starts_binding(i) {
+                continue;
+            }
+            let mut j = i + 1;
+            if matches!(phrase.toks.get(j).map(|t| &t.tok), Some(Tok::Kw(Kw::Rec))) {
+                j += 1;
+            }
+            if let Some(Tok::Ident(name)) = phrase.toks.get(j).map(|t| &t.tok) {
+                defines.push(name.clone());
+            }
+        }
+        phrase.defines = defines;
+    }
+    out
+}
+
+/// The phrases of `module` that the functions `wanted` need, in the file's order, as tokens
+/// (each phrase ends with `;;`), and the file they come from.
+pub(crate) fn needed_tokens(
+    module: &str,
+    wanted: &BTreeSet<String>,
+) -> Result<(String, Vec<Token>), SemanticsError> {
+    let file_name = MODULES
+        .iter()
+        .find(|(m, _)| *m == module)
+        .map(|(_, f)| *f)
+        .ok_or_else(|| SemanticsError::Internal {
+            file: module.into(),
+            message: format!("no source known for the Stdlib module {module}"),
+        })?;
+    let path = stdlib_dir().join(file_name);
+    let shown = path.display().to_string();
+    let source = std::fs::read_to_string(&path).map_err(|source| SemanticsError::Io {
+        path: format!("{shown} (the Stdlib source `{module}.…` is counted from; install ocaml-nox or set MLCOST_OCAML_STDLIB)"),
+        source,
+    })?;
+    let toks = crate::lexer::tokenize(&source).map_err(|e| SemanticsError::Syntax {
+        file: shown.clone(),
+        pos: e.pos,
+        message: e.message,
+    })?;
+    let phrases = phrases(&toks);
+    // The last phrase before `before` that defines `name`.
+    let definer = |name: &str, before: usize| {
+        (0..before)
+            .rev()
+            .find(|&i| phrases[i].defines.iter().any(|d| d == name))
+    };
+    let mut taken = vec![false; phrases.len()];
+    let mut todo = Vec::new();
+    for name in wanted {
+        // A name the module does not define stays unbound: the type checker names it.
+        if let Some(i) = definer(name, phrases.len()) {
+            todo.push(i);
+        }
+    }
+    while let Some(i) = todo.pop() {
+        if std::mem::replace(&mut taken[i], true) {
+            continue;
+        }
+        for t in &phrases[i].toks {
+            if let Tok::Ident(name) = &t.tok {
+                if let Some(j) = definer(name, i) {
+                    todo.push(j);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (phrase, _) in phrases.iter().zip(&taken).filter(|(_, &t)| t) {
+        out.extend(phrase.toks.iter().cloned());
+        let end = phrase
+            .toks
+            .last()
+            .map_or(crate::ast::Pos { line: 1, col: 1 }, |t| t.pos);
+        out.push(Token {
+            tok: Tok::Op(";;".into()),
+            pos: end,
+        });
+    }
+    out.push(Token {
+        tok: Tok::Eof,
+        pos: crate::ast::Pos { line: 1, col: 1 },
+    });
+    Ok((shown, out))
+}
+
+/// Renames the top-level names `items` define to `module.name`.
+pub(crate) fn qualify(module: &str, items: &mut [Item]) {
+    fn rename(p: &mut Pattern, module: &str) {
+        match &mut p.kind {
+            PatKind::Annot(inner, _) => rename(inner, module),
+            PatKind::Var(name) => *name = format!("{module}.{name}"),
+            _ => {}
+        }
+    }
+    for item in items {
+        if let Item::Let { bindings, .. } = item {
+            bindings.iter_mut().for_each(|b| rename(&mut b.pat, module));
+        }
+    }
+}
