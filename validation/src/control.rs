@@ -208,11 +208,12 @@ mod tests {
         let mut names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
         names.sort();
         assert_eq!(names, expected);
-        assert_eq!(names.len(), 55, "the README's count of control programs");
+        assert_eq!(names.len(), 58, "the README's count of control programs");
         for pair in [
             "fact-vs-tailfact",
             "append-one-vs-two",
             "array-sort-insertion-vs-selection",
+            "pipeline-own-vs-stdlib",
         ] {
             let members = programs
                 .iter()
