@@ -42,6 +42,12 @@ impl Compiler<'_> {
         }
     }
 
+    /// Whether an array access at `node` is generic: its element type is a type variable,
+    /// so ocamlopt tests the array's tag at run time (`Array.iter` and the rest of array.ml).
+    fn array_generic(&self, node: NodeId) -> bool {
+        self.kind(node) == ValueKind::Any
+    }
+
     /// The flatness of an array of `node`'s element kind; the generic case is refused.
     fn array_flat(&self, node: NodeId, pos: Pos) -> CResult<bool> {
         match self.kind(node) {
@@ -201,19 +207,26 @@ impl Compiler<'_> {
             Prim::ArrayLength => self.imp(ImpOp::ArrayLength, vec![arg(0)], pos),
             // `unsafe_get`/`unsafe_set`: no bounds check, the load or the store alone.
             Prim::ArrayGet | Prim::ArrayUnsafeGet => {
-                let flat = self.array_flat(node, pos)?;
+                let generic = self.array_generic(node);
+                let flat = !generic && self.array_flat(node, pos)?;
                 let checked = p == Prim::ArrayGet;
-                self.imp(ImpOp::ArrayGet { flat, checked }, vec![arg(0), arg(1)], pos)
+                let op = ImpOp::ArrayGet {
+                    flat,
+                    checked,
+                    generic,
+                };
+                self.imp(op, vec![arg(0), arg(1)], pos)
             }
             Prim::ArraySet | Prim::ArrayUnsafeSet => {
-                self.array_flat(node, pos)?;
+                let generic = self.array_generic(node);
                 let store = self.store_kind(node);
                 let checked = p == Prim::ArraySet;
-                self.imp(
-                    ImpOp::ArraySet { store, checked },
-                    vec![arg(0), arg(1), arg(2)],
-                    pos,
-                )
+                let op = ImpOp::ArraySet {
+                    store,
+                    checked,
+                    generic,
+                };
+                self.imp(op, vec![arg(0), arg(1), arg(2)], pos)
             }
             Prim::ArrayMake => self.imp(ImpOp::ArrayMake, vec![arg(0), arg(1)], pos),
             other => unreachable!("{other:?} is not an imperative primitive"),
@@ -328,20 +341,27 @@ impl Compiler<'_> {
                 self.imp(ImpOp::Make { flat }, args, e.pos)
             }
             ExprKind::ArrayGet(a, i) => {
-                let flat = self.array_flat(e.id, e.pos)?;
+                let generic = self.array_generic(e.id);
+                let flat = !generic && self.array_flat(e.id, e.pos)?;
                 let (a, i) = (self.code(a)?, self.code(i)?);
                 let op = ImpOp::ArrayGet {
                     flat,
                     checked: true,
+                    generic,
                 };
                 self.imp(op, vec![a, i], e.pos)
             }
             ExprKind::ArraySet(a, i, v) => {
-                self.array_flat(e.id, e.pos)?;
+                let generic = self.array_generic(e.id);
                 let store = self.store_kind(e.id);
                 let checked = !rereads_element(a, i, v);
                 let (a, i, v) = (self.code(a)?, self.code(i)?, self.code(v)?);
-                self.imp(ImpOp::ArraySet { store, checked }, vec![a, i, v], e.pos)
+                let op = ImpOp::ArraySet {
+                    store,
+                    checked,
+                    generic,
+                };
+                self.imp(op, vec![a, i, v], e.pos)
             }
             ExprKind::For {
                 var,

@@ -256,16 +256,21 @@ pub(crate) enum ImpOp {
         delta: i64,
     },
     /// `a.(i)` (operands: the array, the index); `flat`: a float array; `checked: false` for
-    /// `Array.unsafe_get`, a load alone.
+    /// `Array.unsafe_get`, a load alone; `generic`: an array whose element type is a type
+    /// variable, whose tag ocamlopt tests at run time (a float read from a float array is then
+    /// boxed).
     ArrayGet {
         flat: bool,
         checked: bool,
+        generic: bool,
     },
     /// `a.(i) <- v` (operands: the array, the index, the value); `checked: false` when the
-    /// value has just read `a.(i)`, whose bounds check ocamlopt's CSE reuses.
+    /// value has just read `a.(i)`, whose bounds check ocamlopt's CSE reuses; `generic` as
+    /// for `ArrayGet` (an unboxed store into a float array, `caml_modify` into any other).
     ArraySet {
         store: StoreKind,
         checked: bool,
+        generic: bool,
     },
     ArrayLength,
     /// `Array.make n x` (operands: n, x).

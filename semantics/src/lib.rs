@@ -167,8 +167,8 @@
 //! `ir` → `lower` (+ `lower_data`, `lower_imperative`: the IR lowered to closures) run by
 //! `machine` (+ `machine_ops`, `value`), orchestrated by `program` on `worker` threads;
 //! `catalogue` is the list of constructs, `prims` the Stdlib primitives, `prelude` the Stdlib
-//! functions written in OCaml, `stdlib_source` the `List.…` functions a program calls, taken
-//! from the installed compiler's own `list.ml`.
+//! functions written in OCaml, `stdlib_source` the `List.…` and `Array.…` functions a
+//! program calls, taken from the installed compiler's own `list.ml` and `array.ml`.
 
 mod ast;
 mod boxing;

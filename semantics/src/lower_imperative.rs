@@ -163,10 +163,14 @@ impl Lower {
                     Ok(UNIT)
                 })
             }
-            ImpOp::ArrayGet { checked, .. } => {
+            ImpOp::ArrayGet {
+                checked, generic, ..
+            } => {
                 let (a, i) = (take(), take());
-                // `Array.unsafe_get` is the element load alone, as a field read.
-                let counter = if checked {
+                // `Array.unsafe_get` is the element load alone, as a field read. A generic
+                // access tests the tag first: a header load, a compare and a branch, the
+                // shape of the bounds check, so it counts as one.
+                let counter = if checked || generic {
                     Counter::ArrayGet
                 } else {
                     Counter::TupleMatch
@@ -176,18 +180,43 @@ impl Lower {
                     let a = a.get(m)?;
                     m.count(counter);
                     let b = block(&a);
+                    if generic {
+                        if checked {
+                            m.count(Counter::ArrayLength);
+                        }
+                        // A double read from a float array leaves boxed: the type says 'a.
+                        if b.flat {
+                            m.count(Counter::FloatBox);
+                            crate::heap::allocate_short_lived(crate::lower::FLOAT_BOX_WORDS);
+                        }
+                    }
                     let i = index(m, b, i, pos)?;
                     let v = b.fields.borrow()[i].clone();
                     Ok(v)
                 })
             }
-            ImpOp::ArraySet { store, checked } => {
+            ImpOp::ArraySet {
+                store,
+                checked,
+                generic,
+            } => {
                 let (a, i, v) = (take(), take(), take());
                 ev(move |m| {
                     let v = v.get(m)?;
                     let i = i.int(m)?;
                     let a = a.get(m)?;
-                    if checked {
+                    if generic {
+                        // The tag test (as a bounds check), then an unboxed store into a float
+                        // array or `caml_modify` into any other: the type cannot tell an int
+                        // from a pointer.
+                        m.count(Counter::ArraySet);
+                        if checked {
+                            m.count(Counter::ArrayLength);
+                        }
+                        if !block(&a).flat {
+                            m.count(Counter::CamlModify);
+                        }
+                    } else if checked {
                         m.count(Counter::ArraySet);
                         barrier(m, store);
                     } else {

@@ -1,14 +1,10 @@
 //! Parsing the imperative part of the subset: records (literals, `{ r with … }`, field access,
 //! patterns, declarations), arrays (`[| … |]`, `a.(i)`), assignments (`<-`, `:=`), `!`, `for`
-//! and `while` loops, and the few `Array.…` names the subset knows.
+//! and `while` loops, and the `Array.…` and `List.…` names.
 
 use crate::ast::*;
 use crate::lexer::{Kw, Tok};
 use crate::parser::{PResult, Parser};
-
-/// The `Array` functions the subset knows (the interpreter's primitives of the same name).
-pub(crate) const ARRAY_FUNCTIONS: &[&str] =
-    &["length", "make", "get", "set", "unsafe_get", "unsafe_set"];
 
 impl Parser<'_> {
     fn node(&mut self, pos: Pos, kind: ExprKind) -> Expr {
@@ -19,21 +15,13 @@ impl Parser<'_> {
         }
     }
 
-    /// `Array.f` for a known `f` (the `Array` is the current token), or `List.f` (read from the
-    /// Stdlib's sources, see [`crate::stdlib_source`]), as the variable `Array.f` or
-    /// `List.f`; any other module path is refused.
+    /// `Array.f` or `List.f` (the module is the current token) as the variable of that name:
+    /// the interpreter's primitive (`Array.length`, `Array.make`, …) or the function read
+    /// from the Stdlib's sources (see [`crate::stdlib_source`]); any other module path is
+    /// refused.
     pub(crate) fn module_value(&mut self, module: &str, pos: Pos) -> PResult<Option<Expr>> {
         if !self.is_op(".") {
             return Ok(None);
-        }
-        if module == "Array" {
-            if let Tok::Ident(f) = self.peek_at(1).clone() {
-                if ARRAY_FUNCTIONS.contains(&f.as_str()) {
-                    self.advance();
-                    self.advance();
-                    return Ok(Some(self.node(pos, ExprKind::Var(format!("Array.{f}")))));
-                }
-            }
         }
         if crate::stdlib_source::MODULES
             .iter()

@@ -223,6 +223,14 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
         signature: "int -> 'a -> 'a array",
         arity: 2,
     },
+    // array.ml's `external create: int -> 'a -> 'a array = "caml_make_vect"`, which its
+    // `init` and `map` call.
+    PrimInfo {
+        name: "Array.create",
+        prim: Prim::ArrayMake,
+        signature: "int -> 'a -> 'a array",
+        arity: 2,
+    },
     section!("( + )", Add, "int -> int -> int"),
     section!("( - )", Sub, "int -> int -> int"),
     section!("( * )", Mul, "int -> int -> int"),

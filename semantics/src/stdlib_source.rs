@@ -1,6 +1,9 @@
 //! Stdlib functions read from the installed compiler's own sources: a program that calls
-//! `List.map` is counted with the `map` of the `list.ml` that `ocamlopt -where` names, the
-//! code native programs link, not with a summary written here that could drift from it.
+//! `List.map` or `Array.iter` is counted with the `map` of the `list.ml` (the `iter` of the
+//! `array.ml`) that `ocamlopt -where` names, the code native programs link, not with a summary
+//! written here that could drift from it. `array.ml`'s externals are the interpreter's
+//! primitives of the same qualified names (`Array.length`, `Array.unsafe_get`,
+//! `Array.create`, …), so no `external` phrase is ever taken.
 //!
 //! **Phrases.** A module's source is tokenised whole (comments and the code commented out in
 //! them are skipped) and cut into phrases at every token in the first column; `and` in the
@@ -26,7 +29,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// The Stdlib modules whose functions a program may call, and their source files.
-pub(crate) const MODULES: &[(&str, &str)] = &[("List", "list.ml")];
+pub(crate) const MODULES: &[(&str, &str)] = &[("List", "list.ml"), ("Array", "array.ml")];
 
 /// The directory of the Stdlib's sources: `MLCOST_OCAML_STDLIB`, else what `ocamlopt -where`
 /// prints, else Debian's `/usr/lib/ocaml`.

@@ -1,0 +1,89 @@
+//! `Array.…` functions counted through the installed compiler's own `array.ml`, whose accesses
+//! are generic (the element type is a type variable there): ocamlopt tests the array's tag at
+//! run time, boxes a double read from a float array, and stores with `caml_modify` into any
+//! other array.
+
+use semantics::Program;
+
+fn counts(source: &str, size: i64) -> std::collections::BTreeMap<String, u64> {
+    Program::from_source("t.ml", source)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .count(size)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .counts
+        .into_iter()
+        .collect()
+}
+
+#[test]
+fn array_functions_agree_with_native_code() {
+    let source = "
+let input n = Array.init n (fun i -> (i * 7919) land 1023)
+
+let run a =
+  let total = ref 0 in
+  Array.iter (fun x -> total := !total + x) a;
+  let squares = Array.map (fun x -> x * x) a in
+  let halves = Array.map (fun x -> float_of_int x /. 2.) a in
+  ( !total,
+    Array.fold_left ( + ) 0 squares,
+    Array.fold_left (fun acc x -> acc +. x) 0. halves,
+    Array.fold_right (fun x acc -> x :: acc) a [],
+    Array.exists (fun x -> x > 1000) a,
+    Array.for_all (fun x -> x >= 0) a,
+    Array.to_list a )
+";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("calls_array.ml");
+    std::fs::write(&path, source).unwrap();
+    let sizes = [3u64, 40, 300];
+    let native = ocaml_runtime::native_digests(&path, &sizes).unwrap_or_else(|e| panic!("{e}"));
+    let program = Program::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    for (size, digest) in sizes.iter().zip(native) {
+        assert_eq!(
+            program.count(*size as i64).unwrap().digest,
+            digest,
+            "size {size}"
+        );
+    }
+}
+
+#[test]
+fn generic_reads_test_the_tag_and_box_the_doubles_of_a_float_array() {
+    let n = 50;
+    // fold_left: one generic `unsafe_get` per element; ints are read as they are.
+    let ints = counts(
+        "let input n = Array.make n 3\nlet run a = Array.fold_left (fun acc x -> acc + x) 0 a",
+        n,
+    );
+    assert_eq!(ints["ArrayGet"], n as u64);
+    assert_eq!(ints.get("FloatBox"), None);
+    assert_eq!(ints.get("CamlModify"), None);
+    // The same walk over a float array boxes each double it reads.
+    let floats = counts(
+        "let input n = Array.make n 1.5\nlet run a = Array.fold_left (fun acc x -> if x > acc then x else acc) 0. a",
+        n,
+    );
+    assert_eq!(floats["ArrayGet"], n as u64);
+    assert!(floats["FloatBox"] >= n as u64, "{floats:?}");
+}
+
+#[test]
+fn generic_stores_call_caml_modify_except_into_a_float_array() {
+    let n = 40;
+    // init: `create l (f 0)`, then `unsafe_set res i (f i)` for i = 1 … l − 1.
+    let ints = counts(
+        "let input n = n\nlet run n = Array.init n (fun i -> i * 2)",
+        n,
+    );
+    assert_eq!(ints["ArrayMake"], 1);
+    assert_eq!(ints["ArrayMakeWord"], n as u64);
+    assert_eq!(ints["ArraySet"], n as u64 - 1);
+    assert_eq!(ints["CamlModify"], n as u64 - 1);
+    let floats = counts(
+        "let input n = n\nlet run n = Array.init n (fun i -> float_of_int i)",
+        n,
+    );
+    assert_eq!(floats["ArraySet"], n as u64 - 1);
+    assert_eq!(floats.get("CamlModify"), None);
+}
