@@ -16,6 +16,27 @@ pub struct FitOutcome {
     pub left_out: Vec<String>,
 }
 
+/// `fit::fit`, and again without a method whose solver failed numerically (said on stderr):
+/// one method's breakdown — the L1 simplex on a degenerate vertex of exact instruction counts —
+/// must not cost the run its model. Fails only when every method has failed.
+pub(crate) fn fit_without_failed_methods(
+    obs: &[fit::Observation],
+    context: &fit::FitContext,
+    options: &fit::FitOptions,
+    what: &str,
+) -> Result<fit::CostModel, fit::FitError> {
+    let mut options = options.clone();
+    loop {
+        match fit::fit(obs, context, &options) {
+            Err(fit::FitError::Numerical { method, reason }) if options.methods.len() > 1 => {
+                eprintln!("mlcost: warning: fitting {what}: {method} failed ({reason}); the model has the other methods");
+                options.methods.retain(|m| m.name() != method);
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Fits every compiler of the run; writes `model-<compiler>.json` for each and `model.json`
 /// for the first.
 pub fn fit_run(run_dir: &Path, options: &fit::FitOptions) -> Result<Vec<FitOutcome>> {
@@ -36,8 +57,8 @@ pub fn fit_run(run_dir: &Path, options: &fit::FitOptions) -> Result<Vec<FitOutco
         }
         let heap = minor_heap_words(&dir, name)?;
         let context = fit_context(&run, &setup, heap);
-        let mut model =
-            fit::fit(&obs, &context, options).with_context(|| format!("fitting {name}"))?;
+        let mut model = fit_without_failed_methods(&obs, &context, options, name)
+            .with_context(|| format!("fitting {name}"))?;
         if let Some(methods) = crate::instructions_stage::fit_instructions(
             &dir, name, &estimates, &counts, &context, options,
         )

@@ -187,7 +187,8 @@ pub fn fit_instructions(
     if obs.is_empty() {
         return Ok(None);
     }
-    let model = fit::fit(&obs, context, options)?;
+    let what = format!("{compiler}'s instructions");
+    let model = crate::fit_stage::fit_without_failed_methods(&obs, context, options, &what)?;
     Ok(Some(model.methods))
 }
 
