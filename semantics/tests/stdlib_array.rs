@@ -3,6 +3,8 @@
 //! run time, boxes a double read from a float array, and stores with `caml_modify` into any
 //! other array.
 
+mod common;
+
 use semantics::Program;
 
 fn counts(source: &str, size: i64) -> std::collections::BTreeMap<String, u64> {
@@ -33,19 +35,7 @@ let run a =
     Array.for_all (fun x -> x >= 0) a,
     Array.to_list a )
 ";
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("calls_array.ml");
-    std::fs::write(&path, source).unwrap();
-    let sizes = [3u64, 40, 300];
-    let native = ocaml_runtime::native_digests(&path, &sizes).unwrap_or_else(|e| panic!("{e}"));
-    let program = Program::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    for (size, digest) in sizes.iter().zip(native) {
-        assert_eq!(
-            program.count(*size as i64).unwrap().digest,
-            digest,
-            "size {size}"
-        );
-    }
+    common::assert_agrees_with_native("calls_array.ml", source, &[3, 40, 300]);
 }
 
 #[test]

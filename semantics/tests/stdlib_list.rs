@@ -2,6 +2,8 @@
 //! library directory, never copied into this repository) parse, type and run with the right
 //! results and the right counts.
 
+mod common;
+
 use semantics::Program;
 use std::path::Path;
 
@@ -127,19 +129,7 @@ fn list_functions_compute_the_right_results() {
 
 #[test]
 fn list_functions_agree_with_native_code() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("list_program.ml");
-    std::fs::write(&path, program_text()).unwrap();
-    let sizes = [0u64, 1, 5, 300];
-    let native = ocaml_runtime::native_digests(&path, &sizes).unwrap_or_else(|e| panic!("{e}"));
-    let program = Program::load(&path).unwrap();
-    for (size, digest) in sizes.iter().zip(native) {
-        assert_eq!(
-            program.count(*size as i64).unwrap().digest,
-            digest,
-            "size {size}"
-        );
-    }
+    common::assert_agrees_with_native("list_program.ml", &program_text(), &[0, 1, 5, 300]);
 }
 
 #[test]
@@ -185,19 +175,7 @@ let run l =
 
 #[test]
 fn list_calls_read_the_installed_stdlib_and_agree_with_native_code() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("calls_list.ml");
-    std::fs::write(&path, CALLS_LIST).unwrap();
-    let sizes = [5u64, 40, 300];
-    let native = ocaml_runtime::native_digests(&path, &sizes).unwrap_or_else(|e| panic!("{e}"));
-    let program = Program::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    for (size, digest) in sizes.iter().zip(native) {
-        assert_eq!(
-            program.count(*size as i64).unwrap().digest,
-            digest,
-            "size {size}"
-        );
-    }
+    common::assert_agrees_with_native("calls_list.ml", CALLS_LIST, &[5, 40, 300]);
 }
 
 #[test]

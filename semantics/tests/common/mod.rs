@@ -8,13 +8,14 @@ use std::collections::BTreeMap;
 /// and branches, the collector's work, the chains loops carry. The source-level count tests
 /// leave them out of their maps; `counts_calls.rs`, `counts_branches.rs`, `counts_cache.rs`,
 /// `allocation.rs` and `counts_chain.rs` pin them.
-pub const MACHINE_LEVEL: [&str; 7] = [
+pub const MACHINE_LEVEL: [&str; 8] = [
     "Spill",
     "Frame",
     "JumpMiss",
     "FarLoad",
     "PromotedWord",
     "ScannedFrame",
+    "MajorWord",
     "ChainCycle",
 ];
 
@@ -38,4 +39,21 @@ pub fn expect(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
         .filter(|(_, n)| *n > 0)
         .map(|(k, n)| (k.to_string(), *n))
         .collect()
+}
+
+/// Asserts that the interpreter's result digest of `source` (written to `file_name`) equals
+/// the native binary's at each size.
+pub fn assert_agrees_with_native(file_name: &str, source: &str, sizes: &[u64]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(file_name);
+    std::fs::write(&path, source).unwrap();
+    let native = ocaml_runtime::native_digests(&path, sizes).unwrap_or_else(|e| panic!("{e}"));
+    let program = Program::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    for (size, digest) in sizes.iter().zip(native) {
+        assert_eq!(
+            program.count(*size as i64).unwrap().digest,
+            digest,
+            "{file_name} at size {size}"
+        );
+    }
 }
