@@ -113,6 +113,19 @@ pub struct CanaryTimeline {
 }
 
 impl CanaryTimeline {
+    /// The timeline of a run's canary file; `None` when the file does not exist (runs from
+    /// before the canary) or holds no readings.
+    pub fn read(
+        path: &std::path::Path,
+    ) -> Result<Option<CanaryTimeline>, crate::samples::SampleIoError> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        Ok(CanaryTimeline::new(crate::samples::CanaryLog::read_all(
+            path,
+        )?))
+    }
+
     /// `None` without readings.
     pub fn new(mut readings: Vec<CanaryRecord>) -> Option<CanaryTimeline> {
         readings.retain(|r| r.ns_per_run.is_finite() && r.ns_per_run > 0.0);

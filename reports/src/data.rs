@@ -4,7 +4,7 @@
 
 use harness::canary::CanaryTimeline;
 use harness::machine::RunInfo;
-use harness::samples::{CanaryLog, SampleLog, SampleRecord};
+use harness::samples::{SampleLog, SampleRecord};
 use harness::Estimate;
 use rundir::{read_json, read_optional, RunDir, RunDirError};
 use std::path::PathBuf;
@@ -62,16 +62,10 @@ impl RunData {
             Vec::new()
         };
         let canary_path = dir.canary_file();
-        let canary = if canary_path.exists() {
-            CanaryTimeline::new(CanaryLog::read_all(&canary_path).map_err(|e| {
-                ReportError::Read {
-                    path: canary_path.clone(),
-                    message: e.to_string(),
-                }
-            })?)
-        } else {
-            None
-        };
+        let canary = CanaryTimeline::read(&canary_path).map_err(|e| ReportError::Read {
+            path: canary_path.clone(),
+            message: e.to_string(),
+        })?;
         Ok(RunData {
             dir,
             run,

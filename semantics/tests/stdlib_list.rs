@@ -213,27 +213,23 @@ fn a_list_call_counts_what_its_stdlib_definition_counts() {
     assert_eq!(counts["PolyCompare"], 4);
 }
 
+/// The error `source` fails to load with.
+fn load_error(source: &str) -> String {
+    Program::from_source("t.ml", source)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_else(|| panic!("{source}: loads, but should not"))
+}
+
 #[test]
 fn list_functions_that_are_missing_or_unsupported_are_named() {
-    let err = Program::from_source(
-        "t.ml",
-        "let input n = [n]\nlet run l = List.no_such_function l",
-    )
-    .err()
-    .map(|e| e.to_string())
-    .unwrap_or_else(|| panic!("an unknown List function is an error"));
+    let err = load_error("let input n = [n]\nlet run l = List.no_such_function l");
     assert!(
         err.contains("t.ml:2") && err.contains("List.no_such_function"),
         "{err}"
     );
     // List.init decides its strategy on `Sys.backend_type`, outside the subset: the error
     // points into the Stdlib's own source.
-    let err = Program::from_source(
-        "t.ml",
-        "let input n = n\nlet run n = List.init n (fun i -> i)",
-    )
-    .err()
-    .map(|e| e.to_string())
-    .unwrap_or_else(|| panic!("List.init needs Sys"));
+    let err = load_error("let input n = n\nlet run n = List.init n (fun i -> i)");
     assert!(err.contains("list.ml:") && err.contains("Sys"), "{err}");
 }

@@ -70,12 +70,9 @@ fn pick(run_dir: &Path, wanted: Option<&str>, index: usize) -> Result<String> {
 /// The canary's typical time per run over a run's training measurement, if it has readings.
 fn canary_typical(run_dir: &Path) -> Result<Option<f64>> {
     let path = RunDir::new(run_dir).canary_file();
-    if !path.exists() {
-        return Ok(None);
-    }
-    let readings = harness::samples::CanaryLog::read_all(&path)
+    let timeline = harness::canary::CanaryTimeline::read(&path)
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    Ok(harness::canary::CanaryTimeline::new(readings).map(|t| t.typical_ns_per_run))
+    Ok(timeline.map(|t| t.typical_ns_per_run))
 }
 
 pub fn run(args: CompareArgs) -> Result<ExitCode> {
