@@ -127,10 +127,19 @@ impl Progress for BarProgress {
     }
 
     fn round_finished(&mut self, round: u32, rounds: u32) {
+        let catch_up = round + 1 > rounds;
         if !self.interactive {
-            eprintln!("mlcost: round {}/{rounds} measured", round + 1);
+            if catch_up {
+                eprintln!("mlcost: catch-up round {} measured", round + 1 - rounds);
+            } else {
+                eprintln!("mlcost: round {}/{rounds} measured", round + 1);
+            }
         }
-        self.round = format!("round {}/{rounds}", (round + 2).min(rounds));
+        self.round = if round + 1 >= rounds {
+            format!("catch-up round {}", round + 2 - rounds)
+        } else {
+            format!("round {}/{rounds}", round + 2)
+        };
     }
 
     fn estimate(&mut self, estimate: &harness::Estimate) {

@@ -114,8 +114,19 @@ fn bench_measures_in_rounds_of_visits_recorded_with_their_seed() {
     )
     .unwrap();
     let args = [
-        "bench", "sum.ml", "--size", "200", "--size", "800", "--rounds", "3", "--seed", "42",
+        "bench",
+        "sum.ml",
+        "--size",
+        "200",
+        "--size",
+        "800",
+        "--rounds",
+        "3",
+        "--seed",
+        "42",
         "--json",
+        "--catch-up-rounds",
+        "0",
     ];
     let out = mlcost(&[&args[..], &FAST].concat(), tmp.path());
     assert!(

@@ -8,7 +8,9 @@
 //! 2, 3, … runs, each a few percent larger than the last; every batch goes to an append-only
 //! [`samples`] log as it arrives, every completed visit to the visit log. Between visits the
 //! [`canary`], a fixed calibration program, is read once a second: its timeline shows when the
-//! machine itself was slow, and flags the visits taken then. [`regression`] turns one visit's
+//! machine itself was slow, and flags the visits taken then; points with too few quiet visits
+//! get [`catch_up`] rounds of their own. [`visiting`] takes the visits (live processes, logs).
+//! [`regression`] turns one visit's
 //! batches into the slope of nanoseconds on batch size; [`robust`] turns a point's visits into
 //! one figure that a slow phase cannot drag (the mean of the fastest half) with an interval
 //! from resampling visits; [`estimate`] adds the words and collections per run and averages
@@ -24,6 +26,7 @@
 
 pub mod bench;
 pub mod canary;
+pub mod catch_up;
 pub mod error;
 pub mod estimate;
 pub mod lock;
@@ -36,6 +39,7 @@ pub mod robust;
 pub mod samples;
 pub mod sampling;
 pub mod schedule;
+pub mod visiting;
 
 pub use bench::{build_all, run_bench, BenchOutcome};
 pub use error::BenchError;

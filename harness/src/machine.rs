@@ -39,6 +39,9 @@ pub struct RunInfo {
     /// Seed of the visit order.
     #[serde(default)]
     pub seed: u64,
+    /// At most this many catch-up rounds (0 in runs from before them).
+    #[serde(default)]
+    pub catch_up_rounds: u32,
     pub growth: f64,
     pub pinned_cpu: Option<usize>,
 }
@@ -97,6 +100,7 @@ impl RunInfo {
             quota_ms: plan.sampling.quota.as_millis() as u64,
             rounds: plan.sampling.rounds,
             seed: plan.sampling.seed,
+            catch_up_rounds: plan.sampling.catch_up_rounds,
             growth: plan.sampling.growth,
             pinned_cpu: plan.cpu,
         }

@@ -7,7 +7,8 @@
 //! dropped from the rest of the run and reported; the others are still estimated.
 
 use crate::bench::{io_err, write_estimates, BenchOutcome};
-use crate::canary::{Canary, CanaryTimeline};
+use crate::canary::CanaryTimeline;
+use crate::catch_up::points_needing_visits;
 use crate::error::BenchError;
 use crate::estimate::{combine_layouts, layout_estimate, LayoutEstimate};
 use crate::lock::MeasurementLock;
@@ -16,23 +17,14 @@ use crate::plan::BenchPlan;
 use crate::progress::Progress;
 use crate::robust::VisitData;
 use crate::samples::{
-    CanaryLog, PointKey, SampleLog, SampleRecord, VisitLog, VisitRecord, CANARY_FILE, SAMPLES_FILE,
-    VISITS_FILE,
+    CanaryLog, PointKey, SampleLog, VisitLog, CANARY_FILE, SAMPLES_FILE, VISITS_FILE,
 };
-use crate::sampling::{sample_visit, Driver, SamplingError};
-use crate::schedule::{now_ms, stable_seed, visit_order};
-use ocaml_runtime::{BatchSample, BuiltBinary};
+use crate::schedule::{round_order, stable_seed, visit_order, Visit};
+use crate::visiting::{Logs, Measured, Slot, VisitSession};
+use ocaml_runtime::BuiltBinary;
 use rundir::RunDir;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
-
-/// What earlier sessions of the same run left on disk.
-#[derive(Default)]
-struct Saved {
-    samples: BTreeMap<(PointKey, u32), Vec<BatchSample>>,
-    visits: Vec<VisitRecord>,
-    canary: Vec<crate::samples::CanaryRecord>,
-}
 
 fn write_run_info(path: &Path, info: &RunInfo) -> Result<(), BenchError> {
     rundir::write_json(path, info).map_err(|e| {
@@ -43,8 +35,9 @@ fn write_run_info(path: &Path, info: &RunInfo) -> Result<(), BenchError> {
     })
 }
 
-fn load_saved(out_dir: &Path) -> Result<Saved, BenchError> {
-    let mut saved = Saved::default();
+/// What earlier sessions of the same run left on disk.
+fn load_saved(out_dir: &Path) -> Result<Measured, BenchError> {
+    let mut saved = Measured::default();
     let samples_path = out_dir.join(SAMPLES_FILE);
     if samples_path.exists() {
         for record in SampleLog::read_all(&samples_path)? {
@@ -63,15 +56,17 @@ fn load_saved(out_dir: &Path) -> Result<Saved, BenchError> {
     if canary_path.exists() {
         saved.canary = CanaryLog::read_all(&canary_path)?;
     }
+    saved.completed = saved
+        .visits
+        .iter()
+        .map(|v| (v.key.clone(), v.round))
+        .collect();
+    saved.digests = saved
+        .visits
+        .iter()
+        .filter_map(|v| Some((v.key.clone(), v.digest.clone()?)))
+        .collect();
     Ok(saved)
-}
-
-/// Where a point's binary is: `binaries[compiler][program][layout]`.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    compiler: usize,
-    program: usize,
-    layout: usize,
 }
 
 /// Many benchmark processes stay alive at once, three pipes each: lift the soft limit on
@@ -88,7 +83,14 @@ fn raise_open_file_limit() {
     }
 }
 
-/// Measures `binaries[c][p][layout]` (as built for `plan`) at every size of every program.
+/// The run's canary readings, judged against the plan's reference level if it has one.
+fn timeline(plan: &BenchPlan, measured: &Measured) -> Option<CanaryTimeline> {
+    CanaryTimeline::new(measured.canary.clone()).map(|t| t.with_reference(plan.canary_reference))
+}
+
+/// Measures `binaries[c][p][layout]` (as built for `plan`) at every size of every program:
+/// the planned rounds, then catch-up rounds ([`crate::catch_up`]) for the points the canary
+/// saw disturbed too often.
 pub fn measure_built(
     plan: &BenchPlan,
     binaries: &[Vec<Vec<BuiltBinary>>],
@@ -100,10 +102,10 @@ pub fn measure_built(
     if !resume && run_dir.samples_file().exists() {
         return Err(BenchError::AlreadyMeasured(run_dir.path().to_path_buf()));
     }
-    let saved = if resume {
+    let mut measured = if resume {
         load_saved(&plan.out_dir)?
     } else {
-        Saved::default()
+        Measured::default()
     };
     let info_path = run_dir.run_file();
     let mut info = match rundir::read_optional::<RunInfo>(&info_path) {
@@ -113,9 +115,11 @@ pub fn measure_built(
     write_run_info(&info_path, &info)?;
     let samples_path = run_dir.samples_file();
     let estimates_path = run_dir.estimates_file();
-    let mut log = SampleLog::open(&samples_path)?;
-    let mut visit_log = VisitLog::open(&run_dir.visits_file())?;
-    let mut canary_log = CanaryLog::open(&run_dir.canary_file())?;
+    let logs = Logs {
+        samples: SampleLog::open(&samples_path)?,
+        visits: VisitLog::open(&run_dir.visits_file())?,
+        canary: CanaryLog::open(&run_dir.canary_file())?,
+    };
     let _lock = MeasurementLock::acquire(|| {
         progress.stage("waiting for another mlcost measurement on this machine to finish")
     })
@@ -147,148 +151,101 @@ pub fn measure_built(
     }
     let rounds = plan.sampling.rounds.max(1);
     let order = visit_order(&points, rounds, plan.sampling.seed);
-    let completed: BTreeSet<(PointKey, u32)> = saved
-        .visits
-        .iter()
-        .map(|v| (v.key.clone(), v.round))
-        .collect();
-    let mut digests: BTreeMap<PointKey, String> = saved
-        .visits
-        .iter()
-        .filter_map(|v| Some((v.key.clone(), v.digest.clone()?)))
-        .collect();
-    let mut visits = saved.visits.clone();
-    let mut samples = saved.samples;
-    let mut canary_readings = saved.canary;
-    let mut sequence = visits.iter().map(|v| v.sequence + 1).max().unwrap_or(0);
-    let total = order.len();
+    let mut total = order.len();
     let mut done = order
         .iter()
-        .filter(|v| completed.contains(&(v.key.clone(), v.round)))
+        .filter(|v| measured.has_visit(&v.key, v.round))
         .count();
-    let todo: Vec<_> = order
+    let todo: Vec<Visit> = order
         .into_iter()
-        .filter(|v| !completed.contains(&(v.key.clone(), v.round)))
+        .filter(|v| !measured.has_visit(&v.key, v.round))
         .collect();
 
-    let mut failures: Vec<BenchError> = Vec::new();
-    let mut failed_programs: BTreeSet<String> = BTreeSet::new();
-    if !todo.is_empty() {
-        progress.stage("measure");
-        let mut canary = Canary::start(plan)?;
-        let mut drivers: BTreeMap<(usize, usize, usize), Driver> = BTreeMap::new();
-        let mut current_round = todo[0].round;
-        let mut heap_recorded = false;
-        for visit in &todo {
-            if failed_programs.contains(&visit.key.benchmark) {
-                done += 1;
-                continue;
-            }
+    let mut session: Option<VisitSession> = None;
+    let mut logs = Some(logs);
+    let mut take_all = |visits: &[Visit],
+                        measured: &mut Measured,
+                        info: &mut RunInfo,
+                        done: &mut usize,
+                        total: usize,
+                        progress: &mut dyn Progress|
+     -> Result<(), BenchError> {
+        if visits.is_empty() {
+            return Ok(());
+        }
+        if session.is_none() {
+            progress.stage("measure");
+            let logs = logs.take().expect("the logs go to the first session");
+            session = Some(VisitSession::start(plan, binaries, &slots, logs, measured)?);
+        }
+        let session = session.as_mut().expect("started above");
+        let mut current_round = visits[0].round;
+        for visit in visits {
             if visit.round != current_round {
                 progress.round_finished(current_round, rounds);
                 current_round = visit.round;
             }
-            if canary.due() {
-                let reading = canary.read().map_err(|source| BenchError::Measure {
-                    benchmark: "mlcost canary".into(),
-                    compiler: plan.compilers[0].compiler.name.clone(),
-                    size: 0,
-                    layout: 0,
-                    source,
-                })?;
-                canary_log.append(&reading)?;
-                canary_readings.push(reading);
+            if !measured.failed_programs.contains(&visit.key.benchmark) {
+                session.take(visit, info, measured, progress)?;
             }
-            let key = &visit.key;
-            let slot = slots[key];
-            progress.point_started(&key.benchmark, &key.compiler, key.size, key.layout);
-            let fail = |source| BenchError::Measure {
-                benchmark: key.benchmark.clone(),
-                compiler: key.compiler.clone(),
-                size: key.size,
-                layout: key.layout,
-                source,
-            };
-            let binary = &binaries[slot.compiler][slot.program][slot.layout];
-            let start_ms = now_ms();
-            let mut taken: Vec<BatchSample> = Vec::new();
-            let mut sink = |sample: &BatchSample| {
-                taken.push(*sample);
-                log.append(&SampleRecord {
-                    benchmark: key.benchmark.clone(),
-                    compiler: key.compiler.clone(),
-                    size: key.size,
-                    layout: key.layout,
-                    round: visit.round,
-                    sample: *sample,
-                })
-            };
-            let driver_key = (slot.compiler, slot.program, slot.layout);
-            let outcome = match drivers.entry(driver_key) {
-                std::collections::btree_map::Entry::Occupied(e) => Ok(e.into_mut()),
-                std::collections::btree_map::Entry::Vacant(e) => {
-                    Driver::spawn(&binary.path, plan.cpu, plan.sampling.reply_timeout).map(|d| {
-                        let record = &mut info.compilers[slot.compiler];
-                        if record.minor_heap_words.is_none() {
-                            record.minor_heap_words = Some(d.process.hello.minor_heap_words);
-                            heap_recorded = true;
-                        }
-                        e.insert(d)
-                    })
-                }
-            }
-            .map_err(SamplingError::Driver)
-            .and_then(|driver| {
-                sample_visit(
-                    driver,
-                    key.size,
-                    plan.sampling.slice(),
-                    &plan.sampling,
-                    !digests.contains_key(key),
-                    &mut sink,
-                )
-            });
-            let outcome = match outcome {
-                Ok(outcome) => outcome,
-                Err(SamplingError::Sink(e)) => return Err(e.into()),
-                Err(SamplingError::Driver(fault)) => {
-                    // A faulted process may be dead or confused: never reuse it, and measure
-                    // nothing more of this program.
-                    drivers.retain(|&(_, p, _), _| p != slot.program);
-                    failed_programs.insert(key.benchmark.clone());
-                    failures.push(fail(fault));
-                    done += 1;
-                    continue;
-                }
-            };
-            if let Some(digest) = &outcome.digest {
-                digests.insert(key.clone(), digest.clone());
-            }
-            let record = VisitRecord {
-                key: key.clone(),
-                round: visit.round,
-                sequence,
-                start_ms,
-                end_ms: now_ms(),
-                digest: outcome.digest,
-                input_ns: outcome.input_ns,
-                samples: outcome.samples.len(),
-            };
-            sequence += 1;
-            visit_log.append(&record)?;
-            visits.push(record);
-            // A resumed visit starts afresh: batches an interrupted session took are ignored.
-            samples.insert((key.clone(), visit.round), taken);
-            done += 1;
-            progress.point_finished(done, total);
+            *done += 1;
+            progress.point_finished(*done, total);
         }
         progress.round_finished(current_round, rounds);
-        if heap_recorded {
-            write_run_info(&info_path, &info)?;
+        Ok(())
+    };
+    take_all(&todo, &mut measured, &mut info, &mut done, total, progress)?;
+
+    // Catch-up rounds, numbered after the planned ones; a resumed run recomputes which points
+    // still need visits from what is on disk and skips the visits already taken.
+    for round in rounds..rounds + plan.sampling.catch_up_rounds {
+        let live: Vec<PointKey> = points
+            .iter()
+            .filter(|k| !measured.failed_programs.contains(&k.benchmark))
+            .cloned()
+            .collect();
+        let needing = points_needing_visits(
+            &live,
+            &measured.visits,
+            timeline(plan, &measured).as_ref(),
+            rounds,
+        );
+        if needing.is_empty() {
+            break;
         }
+        let visits: Vec<Visit> = round_order(&needing, round, plan.sampling.seed)
+            .into_iter()
+            .filter(|v| !measured.has_visit(&v.key, v.round))
+            .collect();
+        if round == rounds {
+            progress.stage(&format!(
+                "catch-up: {} points were measured mostly while the machine was disturbed",
+                needing.len()
+            ));
+        }
+        total += visits.len();
+        take_all(
+            &visits,
+            &mut measured,
+            &mut info,
+            &mut done,
+            total,
+            progress,
+        )?;
+    }
+    if session.is_some_and(|s| s.info_changed) {
+        write_run_info(&info_path, &info)?;
     }
 
-    let timeline = CanaryTimeline::new(canary_readings);
+    let timeline = timeline(plan, &measured);
+    let Measured {
+        samples,
+        visits,
+        digests,
+        mut failures,
+        failed_programs,
+        ..
+    } = measured;
     let mut by_point: BTreeMap<PointKey, Vec<VisitData>> = BTreeMap::new();
     for v in &visits {
         let Some(batch) = samples.get(&(v.key.clone(), v.round)) else {

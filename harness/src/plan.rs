@@ -20,4 +20,8 @@ pub struct BenchPlan {
     pub sampling: SamplingConfig,
     pub cpu: Option<usize>,
     pub out_dir: PathBuf,
+    /// The canary's quiet level (ns per run) measured earlier in the same run, e.g. by the
+    /// training stage for the control stage: visits are judged against it when it is below
+    /// the level of this measurement's own readings ([`crate::canary::CanaryTimeline::with_reference`]).
+    pub canary_reference: Option<f64>,
 }

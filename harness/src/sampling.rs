@@ -14,6 +14,9 @@ pub struct SamplingConfig {
     pub quota: Duration,
     /// Visits per point, each in its own round; the quota is split evenly between them.
     pub rounds: u32,
+    /// At most this many extra rounds for the points the canary saw disturbed in most of
+    /// their visits ([`crate::catch_up`]); they take no time on a quiet machine.
+    pub catch_up_rounds: u32,
     /// Each batch is `max(k + 1, ceil(k · growth))` runs.
     pub growth: f64,
     /// Batches a visit takes at least, whatever its slice: a slope needs a few sizes.
@@ -31,6 +34,7 @@ impl Default for SamplingConfig {
         SamplingConfig {
             quota: Duration::from_secs(1),
             rounds: 8,
+            catch_up_rounds: 0,
             growth: 1.05,
             min_batches: 4,
             max_batches: 5_000,

@@ -40,6 +40,15 @@ pub struct Visit {
 /// then round 1 in another, and so on; within a round the compilers of one (program, size,
 /// layout) follow one another.
 pub fn visit_order(points: &[PointKey], rounds: u32, seed: u64) -> Vec<Visit> {
+    (0..rounds)
+        .flat_map(|round| round_order(points, round, seed))
+        .collect()
+}
+
+/// One round's visits of `points`: their (program, size, layout) groups in a random order
+/// drawn from the run's seed and the round, the compilers of a group back to back in a random
+/// order. Catch-up rounds ([`crate::catch_up`]) use it on the points that still need visits.
+pub fn round_order(points: &[PointKey], round: u32, seed: u64) -> Vec<Visit> {
     let mut by_pair: BTreeMap<(&str, u64, u32), Vec<&PointKey>> = BTreeMap::new();
     for key in points {
         by_pair
@@ -47,19 +56,17 @@ pub fn visit_order(points: &[PointKey], rounds: u32, seed: u64) -> Vec<Visit> {
             .or_default()
             .push(key);
     }
-    let mut order = Vec::with_capacity(points.len() * rounds as usize);
-    for round in 0..rounds {
-        let round_seed = stable_seed(&[seed.to_le_bytes(), u64::from(round).to_le_bytes()]);
-        let mut rng = StdRng::seed_from_u64(round_seed);
-        let mut groups: Vec<Vec<&PointKey>> = by_pair.values().cloned().collect();
-        groups.shuffle(&mut rng);
-        for group in &mut groups {
-            group.shuffle(&mut rng);
-            order.extend(group.iter().map(|key| Visit {
-                round,
-                key: (*key).clone(),
-            }));
-        }
+    let round_seed = stable_seed(&[seed.to_le_bytes(), u64::from(round).to_le_bytes()]);
+    let mut rng = StdRng::seed_from_u64(round_seed);
+    let mut groups: Vec<Vec<&PointKey>> = by_pair.into_values().collect();
+    groups.shuffle(&mut rng);
+    let mut order = Vec::with_capacity(points.len());
+    for group in &mut groups {
+        group.shuffle(&mut rng);
+        order.extend(group.iter().map(|key| Visit {
+            round,
+            key: (*key).clone(),
+        }));
     }
     order
 }

@@ -38,6 +38,7 @@ fn plan(out: &Path, programs: Vec<BenchProgram>, layouts: u32, quota_ms: u64) ->
         },
         cpu: ocaml_runtime::process::default_cpu(),
         out_dir: out.join("run"),
+        canary_reference: None,
     }
 }
 

@@ -81,6 +81,7 @@ fn plan(dir: &Path, out: &str) -> BenchPlan {
         },
         cpu: ocaml_runtime::process::default_cpu(),
         out_dir: dir.join(out),
+        canary_reference: None,
     }
 }
 

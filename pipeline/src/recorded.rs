@@ -19,6 +19,7 @@ pub fn recorded_sampling(run: &RunInfo) -> harness::SamplingConfig {
     harness::SamplingConfig {
         quota: Duration::from_millis(run.quota_ms),
         rounds: run.rounds,
+        catch_up_rounds: run.catch_up_rounds,
         seed: run.seed,
         growth: run.growth,
         ..harness::SamplingConfig::default()

@@ -47,6 +47,9 @@ pub fn validate_run(
     };
     let corpus = corpus.as_deref();
     let sampling = recorded_sampling(&run);
+    // The training stage's quiet level: a control stage slowed throughout is seen as such.
+    let canary_reference =
+        harness::canary::CanaryTimeline::read(&dir.canary_file())?.map(|t| t.typical_ns_per_run);
     let mut out = Vec::new();
     for setup in recorded_compilers(&run) {
         let name = setup.compiler.name.clone();
@@ -64,6 +67,7 @@ pub fn validate_run(
                 resume: req.resume,
                 only: req.only.clone(),
                 max_sizes: req.max_sizes,
+                canary_reference,
             },
             progress.as_harness(),
         )?;

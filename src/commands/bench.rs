@@ -54,6 +54,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             .cpu
             .or_else(ocaml_runtime::process::default_cpu),
         out_dir: args.out.clone().unwrap_or_else(|| default_out_dir("bench")),
+        canary_reference: None,
     };
     let mut progress = BarProgress::new();
     let outcome = run_bench(&plan, &mut progress);

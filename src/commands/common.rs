@@ -24,14 +24,19 @@ pub struct MeasureArgs {
     )]
     pub compiler_flags: Vec<String>,
     /// Sampling time per (program, size, layout) over all its visits, e.g. 1s, 500ms
-    /// [default: 1s for bench, 200ms for suite, 40ms for suite --quick].
+    /// [default: 1s for bench, 90ms for suite, 40ms for suite --quick].
     #[arg(long, value_parser = humantime::parse_duration)]
     pub quota: Option<Duration>,
     /// Rounds: each visits every point once, in a fresh random order, for quota/rounds; the
-    /// estimate is the mean of a point's fastest half of visits [default: 8; 4 for suite
-    /// --quick].
+    /// estimate is the mean of a point's fastest half of visits [default: 8 for bench, 6 for
+    /// suite, 4 for suite --quick].
     #[arg(long)]
     pub rounds: Option<u32>,
+    /// At most this many extra rounds for the points the canary saw disturbed during more
+    /// than half their visits; none are taken on a quiet machine [default: as many as
+    /// --rounds].
+    #[arg(long)]
+    pub catch_up_rounds: Option<u32>,
     /// Seed of the visit order (default: drawn from the clock; recorded in run.json).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -70,6 +75,7 @@ impl MeasureArgs {
         Ok(SamplingConfig {
             quota: self.quota.unwrap_or(default_quota),
             rounds,
+            catch_up_rounds: self.catch_up_rounds.unwrap_or(rounds),
             seed,
             growth: self.growth,
             reply_timeout: self.timeout,

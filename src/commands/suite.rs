@@ -141,6 +141,7 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
             .cpu
             .or_else(ocaml_runtime::process::default_cpu),
         out_dir: std::path::absolute(&run_dir)?,
+        canary_reference: None,
     };
     let measured = measure_built(&plan, &binaries, resume, &mut progress);
     progress.finish();

@@ -56,6 +56,8 @@ pub struct ValidateOptions<'a> {
     pub only: Vec<String>,
     /// Measure at most this many of each program's sizes (see [`spread_sizes`]).
     pub max_sizes: Option<usize>,
+    /// The canary's quiet level in the run's training stage ([`BenchPlan::canary_reference`]).
+    pub canary_reference: Option<f64>,
 }
 
 /// Per size: the counts, the digest and what a run allocates.
@@ -193,6 +195,7 @@ pub fn validate(
         sampling: options.sampling.clone(),
         cpu: options.cpu,
         out_dir: work_dir.clone(),
+        canary_reference: options.canary_reference,
     };
     let binaries = vec![ready.iter().map(|(_, _, b)| b.clone()).collect::<Vec<_>>()];
     let outcome = measure_built(&plan, &binaries, true, progress)?;
