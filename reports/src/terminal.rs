@@ -93,7 +93,7 @@ pub fn machine_summary(
     let visits: usize = estimates.iter().map(|e| e.visits).sum();
     let left_out: usize = estimates.iter().map(|e| e.slow_machine_visits).sum();
     Some(format!(
-        "machine disturbed {:.1}% of the time ({} canary readings, median {}); {} of {} visits left out",
+        "machine disturbed {:.1}% of the time ({} canary readings, quiet level {}); {} of {} visits left out",
         100.0 * canary.disturbed_fraction(),
         canary.readings.len(),
         format_ns(canary.typical_ns_per_run),

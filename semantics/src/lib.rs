@@ -87,6 +87,9 @@
 //! - **Table jumps the processor mispredicts** count `JumpMiss`: a model of the
 //!   indirect-jump predictor runs beside the program (`table_jump.rs`) and sees the arm each
 //!   `match` of more than two arms takes. Two-way tests are not counted (see there).
+//! - **Returns the processor mispredicts** count `ReturnMiss`: a model of the return-address
+//!   stack (`return_stack.rs`) follows every non-tail call and its return; a recursion deeper
+//!   than the stack that calls on its way back misses once per level beyond it.
 //! - **Closures.** `FunDef` + `Closure` × |captured variables| for every closure *allocated*.
 //!   Free variables are computed statically; top-level values, compile-time constants and
 //!   closed functions are not captured, and a function without captured variables is static
@@ -202,6 +205,7 @@ mod parser_types;
 mod prelude;
 mod prims;
 mod program;
+mod return_stack;
 mod stdlib_source;
 mod table_jump;
 mod tail;

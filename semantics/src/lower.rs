@@ -489,7 +489,7 @@ impl Lower {
                     let argbase = push_args(m, &args)?;
                     m.count(Counter::FunApp);
                     m.count_n(Counter::Spill, kept_live as usize);
-                    m.invoke(None, fid, argbase)
+                    m.invoke_call(None, fid, argbase)
                 })
             }
             // Any other call; a tail-tagged one met outside a function body's tail position

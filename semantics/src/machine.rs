@@ -89,6 +89,8 @@ pub(crate) struct Machine<'p> {
     stack_limit: usize,
     /// The model of the processor's indirect-jump predictor (`JumpMiss`).
     predictor: crate::table_jump::JumpPredictor,
+    /// The model of the processor's return-address stack (`ReturnMiss`).
+    returns: crate::return_stack::ReturnStack,
 }
 
 #[inline(always)]
@@ -170,6 +172,7 @@ impl<'p> Machine<'p> {
             unwind: None,
             stack_limit: stack_address().saturating_sub(stack_budget),
             predictor: Default::default(),
+            returns: Default::default(),
         }
     }
 
@@ -289,7 +292,14 @@ impl<'p> Machine<'p> {
         self.stack.extend(args);
         match f {
             Value::Fun(f) if self.prog.funs[f.fun as usize].arity as usize == n => {
-                self.invoke(Some(f.env.clone()), f.fun, argbase)
+                // The driver's call pushes a return address like any call; whether its return
+                // is predicted is the driver's cost, in Base.
+                self.returns.call_from_driver();
+                let result = self.invoke(Some(f.env.clone()), f.fun, argbase);
+                if result.is_ok() {
+                    self.returns.ret();
+                }
+                result
             }
             other => self.apply(other, argbase, n, false, false),
         }
@@ -350,7 +360,11 @@ impl<'p> Machine<'p> {
                         if !known && n >= 2 {
                             self.count(Counter::ApplyN);
                         }
-                        self.invoke(Some(env), fid, argbase)
+                        if tail {
+                            self.invoke(Some(env), fid, argbase)
+                        } else {
+                            self.invoke_call(Some(env), fid, argbase)
+                        }
                     }
                     std::cmp::Ordering::Less => {
                         // A known function's partial application is built inline; an unknown
@@ -381,8 +395,10 @@ impl<'p> Machine<'p> {
                 }
                 self.count(Counter::TailApp);
                 self.stack.splice(argbase..argbase, p.args.iter().cloned());
-                if total == arity {
+                if total == arity && tail {
                     self.invoke(Some(p.env.clone()), p.fun, argbase)
+                } else if total == arity {
+                    self.invoke_call(Some(p.env.clone()), p.fun, argbase)
                 } else {
                     self.over_apply(p.env.clone(), p.fun, argbase, arity, total, tail)
                 }
@@ -426,10 +442,27 @@ impl<'p> Machine<'p> {
         tail: bool,
     ) -> R<Value> {
         let extra: Vec<Value> = self.stack.drain(argbase + arity..argbase + n).collect();
-        let result = self.invoke(Some(env), fid, argbase)?;
+        let result = self.invoke_call(Some(env), fid, argbase)?;
         let m = extra.len();
         self.stack.extend(extra);
         self.apply(result, argbase, m, tail, false)
+    }
+
+    /// A native call of `fid` (a FunApp): a return address pushed, and `ReturnMiss` counted
+    /// when the return is mispredicted. A raise leaves by no return, and pops nothing.
+    #[inline(always)]
+    pub(crate) fn invoke_call(
+        &mut self,
+        env: Option<Rc<Vec<Value>>>,
+        fid: FunId,
+        argbase: usize,
+    ) -> R<Value> {
+        self.returns.call();
+        let result = self.invoke(env, fid, argbase);
+        if result.is_ok() && self.returns.ret() {
+            self.count(Counter::ReturnMiss);
+        }
+        result
     }
 
     /// Runs function `fid` on the arguments at `stack[argbase..]`, looping on its tail calls.

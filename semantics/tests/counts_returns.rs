@@ -1,0 +1,75 @@
+//! `ReturnMiss`: the interpreter follows every non-tail call and return with a model of the
+//! processor's 32-entry return-address stack. A recursion deeper than the stack misses one
+//! return per level beyond it when it calls on its way back, and none when it calls on its way
+//! down or not at all; tail calls push nothing. Counts computed by hand from that rule.
+
+use semantics::Program;
+
+fn misses(source: &str, size: i64) -> u64 {
+    let result = Program::from_source("t.ml", source)
+        .unwrap()
+        .count(size)
+        .unwrap();
+    result.counts.get("ReturnMiss").copied().unwrap_or(0)
+}
+
+const LIST: &str = "let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
+let input n = range n []
+let positive x = x > 0
+";
+
+#[test]
+fn a_call_on_the_way_back_misses_once_per_level_beyond_32() {
+    // `f x :: map f t` evaluates the recursive call first (right to left), then `f x`.
+    let map = format!(
+        "{LIST}let rec map f l = match l with [] -> [] | x :: t -> f x :: map f t
+let run l = map positive l"
+    );
+    // The stack holds the driver's return and 31 of map's when the recursion is deepest;
+    // on the way back each level returns, then calls and returns from `f`: the 32nd return
+    // empties the stack, and every return after it follows a call made while it was empty.
+    assert_eq!(misses(&map, 1000), 1000 - 32);
+    assert_eq!(misses(&map, 40), 40 - 32);
+    assert_eq!(misses(&map, 20), 0, "the stack never empties");
+}
+
+#[test]
+fn calls_on_the_way_down_or_none_at_all_miss_nothing() {
+    let before = format!(
+        "{LIST}let rec map f l = match l with [] -> [] | x :: t -> let y = f x in y :: map f t
+let run l = map positive l"
+    );
+    assert_eq!(misses(&before, 1000), 0);
+    let length = format!(
+        "{LIST}let rec len l = match l with [] -> 0 | _ :: t -> 1 + len t\nlet run l = len l"
+    );
+    assert_eq!(misses(&length, 5000), 0);
+}
+
+#[test]
+fn a_tail_call_on_the_way_back_pushes_nothing() {
+    // `f x (fold_right …)`: the call of `f` is in tail position, a jump that returns
+    // straight to fold_right's caller.
+    let fold_right = format!(
+        "{LIST}let cons x acc = x :: acc
+let rec fold_right f l acc = match l with [] -> acc | x :: t -> f x (fold_right f t acc)
+let run l = fold_right cons l []"
+    );
+    assert_eq!(misses(&fold_right, 1000), 0);
+}
+
+#[test]
+fn a_deep_recursion_called_from_a_loop_misses_its_return_to_the_loop() {
+    // `total` is a loop (tail calls) that calls `down`, which recurses 100 deep and returns
+    // with no call on its way back. The first call starts from the driver's entry; by its
+    // end the stack is empty. Every later call is made on the empty stack, so the return that
+    // next finds it empty misses — the return into `total`, whose address the recursion
+    // pushed out: one miss per call but the first.
+    let source = "let rec down k = if k = 0 then 0 else 1 + down (k - 1)
+let rec total i acc = if i = 0 then acc else total (i - 1) (acc + down 100)
+let input n = n
+let run n = total n 0";
+    assert_eq!(misses(source, 10), 9);
+    // 30 deep never empties the stack: nothing misses.
+    assert_eq!(misses(&source.replace("down 100", "down 30"), 10), 0);
+}
