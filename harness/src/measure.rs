@@ -20,7 +20,7 @@ use crate::samples::{
     CanaryLog, PointKey, SampleLog, VisitLog, CANARY_FILE, SAMPLES_FILE, VISITS_FILE,
 };
 use crate::schedule::{round_order, stable_seed, visit_order, Visit};
-use crate::visiting::{Logs, Measured, Slot, VisitSession};
+use crate::visiting::{Measured, Slot, VisitSession};
 use ocaml_runtime::BuiltBinary;
 use rundir::RunDir;
 use std::collections::BTreeMap;
@@ -115,11 +115,6 @@ pub fn measure_built(
     write_run_info(&info_path, &info)?;
     let samples_path = run_dir.samples_file();
     let estimates_path = run_dir.estimates_file();
-    let logs = Logs {
-        samples: SampleLog::open(&samples_path)?,
-        visits: VisitLog::open(&run_dir.visits_file())?,
-        canary: CanaryLog::open(&run_dir.canary_file())?,
-    };
     let _lock = MeasurementLock::acquire(|| {
         progress.stage("waiting for another mlcost measurement on this machine to finish")
     })
@@ -161,8 +156,8 @@ pub fn measure_built(
         .filter(|v| !measured.has_visit(&v.key, v.round))
         .collect();
 
+    // Started at the first visit to take: a resumed run with nothing left starts no process.
     let mut session: Option<VisitSession> = None;
-    let mut logs = Some(logs);
     let mut take_all = |visits: &[Visit],
                         measured: &mut Measured,
                         info: &mut RunInfo,
@@ -175,8 +170,7 @@ pub fn measure_built(
         }
         if session.is_none() {
             progress.stage("measure");
-            let logs = logs.take().expect("the logs go to the first session");
-            session = Some(VisitSession::start(plan, binaries, &slots, logs, measured)?);
+            session = Some(VisitSession::start(plan, binaries, &slots, measured)?);
         }
         let session = session.as_mut().expect("started above");
         let mut current_round = visits[0].round;

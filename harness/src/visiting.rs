@@ -43,11 +43,11 @@ impl Measured {
     }
 }
 
-/// The logs a session appends to.
-pub struct Logs {
-    pub samples: SampleLog,
-    pub visits: VisitLog,
-    pub canary: CanaryLog,
+/// The logs a session appends to, in the plan's output directory.
+struct Logs {
+    samples: SampleLog,
+    visits: VisitLog,
+    canary: CanaryLog,
 }
 
 /// A measuring session: one canary, the live benchmark processes, the logs.
@@ -68,9 +68,14 @@ impl<'a> VisitSession<'a> {
         plan: &'a BenchPlan,
         binaries: &'a [Vec<Vec<BuiltBinary>>],
         slots: &'a BTreeMap<PointKey, Slot>,
-        logs: Logs,
         measured: &Measured,
     ) -> Result<VisitSession<'a>, BenchError> {
+        let run_dir = rundir::RunDir::new(&plan.out_dir);
+        let logs = Logs {
+            samples: SampleLog::open(&run_dir.samples_file())?,
+            visits: VisitLog::open(&run_dir.visits_file())?,
+            canary: CanaryLog::open(&run_dir.canary_file())?,
+        };
         Ok(VisitSession {
             plan,
             binaries,

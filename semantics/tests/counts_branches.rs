@@ -3,14 +3,10 @@
 //! changes at random misses about three jumps in four, one whose arm is constant or cycles
 //! with a short period almost never, and two-way tests are not counted at all.
 
-use semantics::Program;
+mod common;
 
 fn misses(source: &str, size: i64) -> u64 {
-    let result = Program::from_source("t.ml", source)
-        .unwrap()
-        .count(size)
-        .unwrap();
-    result.counts.get("JumpMiss").copied().unwrap_or(0)
+    common::count_of(source, size, "JumpMiss")
 }
 
 fn walk(pick: &str) -> String {

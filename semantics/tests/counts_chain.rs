@@ -2,17 +2,10 @@
 //! latency table of the catalogue's rule: add 1, sub 2, mul 5 (2 by a constant), float add and
 //! mul 3, a load 4, a float boxed for the next iteration 2.
 
-use semantics::Program;
+mod common;
 
 fn chain_cycles(source: &str, size: i64) -> u64 {
-    Program::from_source("t.ml", source)
-        .unwrap()
-        .count(size)
-        .unwrap()
-        .counts
-        .get("ChainCycle")
-        .copied()
-        .unwrap_or(0)
+    common::count_of(source, size, "ChainCycle")
 }
 
 #[test]

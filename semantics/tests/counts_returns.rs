@@ -3,14 +3,10 @@
 //! return per level beyond it when it calls on its way back, and none when it calls on its way
 //! down or not at all; tail calls push nothing. Counts computed by hand from that rule.
 
-use semantics::Program;
+mod common;
 
 fn misses(source: &str, size: i64) -> u64 {
-    let result = Program::from_source("t.ml", source)
-        .unwrap()
-        .count(size)
-        .unwrap();
-    result.counts.get("ReturnMiss").copied().unwrap_or(0)
+    common::count_of(source, size, "ReturnMiss")
 }
 
 const LIST: &str = "let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)

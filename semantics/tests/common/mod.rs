@@ -33,6 +33,14 @@ pub fn count(source: &str, size: i64) -> BTreeMap<String, u64> {
     source_level(program.count(size).unwrap_or_else(|e| panic!("{e}")).counts)
 }
 
+/// How many times `run (input size)` of `source` counts `construct` (machine-level ones
+/// included).
+pub fn count_of(source: &str, size: i64, construct: &str) -> u64 {
+    let program = Program::from_source("t.ml", source).unwrap_or_else(|e| panic!("{e}"));
+    let counts = program.count(size).unwrap_or_else(|e| panic!("{e}")).counts;
+    counts.get(construct).copied().unwrap_or(0)
+}
+
 /// A count map from pairs, leaving out zeros.
 pub fn expect(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
     pairs
