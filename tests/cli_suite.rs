@@ -406,6 +406,27 @@ fn compare_fails_on_a_compiler_that_instruments_every_branch() {
             model["instructions"]["nnls"]["time_ns"].is_object(),
             "{model}"
         );
+        // With instructions counted, ordinary constructs are priced by them: IntAdd costs the
+        // fitted nanoseconds per instruction times its instructions; FunApp has its own
+        // constant; the free fit is kept beside.
+        assert_eq!(model["time_model"]["kind"], "structured", "{model}");
+        let alpha = model["time_model"]["ns_per_instruction"]["nnls"]["estimate"]
+            .as_f64()
+            .unwrap();
+        assert!(alpha > 0.0, "{alpha}");
+        let instructions = model["instructions"]["nnls"]["time_ns"]["IntSub"]["estimate"]
+            .as_f64()
+            .unwrap();
+        let time = model["methods"]["nnls"]["time_ns"]["IntSub"]["estimate"]
+            .as_f64()
+            .unwrap();
+        assert!((time - alpha * instructions).abs() <= 1e-9 * time.abs().max(1.0));
+        let priced_apart = model["time_model"]["priced_apart"].as_array().unwrap();
+        assert!(
+            priced_apart.iter().any(|c| c == "FunApp"),
+            "{priced_apart:?}"
+        );
+        assert!(model["free"]["methods"]["nnls"]["time_ns"]["IntSub"].is_object());
         assert!(
             all.contains("instructions: ") && all.contains(" changed: "),
             "{all}"

@@ -111,6 +111,10 @@ pub struct FitOptions {
     pub threads: usize,
     /// Compute leave-one-program-out prediction errors (default true).
     pub leave_one_program_out: bool,
+    /// Price ordinary constructs by their instructions where an instruction model exists
+    /// ([`crate::structure`]; default true). Read by whoever fits a whole run, not by
+    /// [`crate::fit`] itself.
+    pub structured: bool,
 }
 
 /// The fewest resamples that still put a few draws beyond each end of a 95% interval.
@@ -125,6 +129,7 @@ impl Default for FitOptions {
             confidence: 0.95,
             threads: 0,
             leave_one_program_out: true,
+            structured: true,
         }
     }
 }

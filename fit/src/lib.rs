@@ -90,6 +90,7 @@ mod methods;
 mod model;
 mod nonnegative;
 mod separability;
+pub mod structured;
 #[cfg(any(test, feature = "synthetic"))]
 pub mod synthetic;
 
@@ -101,7 +102,8 @@ pub use crate::gc::GcModel;
 pub use crate::input::{FitContext, FitOptions, Method, Observation, MIN_BOOTSTRAP_RESAMPLES};
 pub use crate::memory::MemoryFit;
 pub use crate::model::{
-    BootstrapSettings, ConstantEstimate, CostModel, Diagnostics, MethodFit, WORD_BYTES,
+    BootstrapSettings, ConstantEstimate, CostModel, Diagnostics, FreeFit, MethodFit, TimeModel,
+    WORD_BYTES,
 };
 pub use crate::separability::{separability, Separability};
 
@@ -231,5 +233,66 @@ pub fn fit(
             confidence: options.confidence,
         },
         instructions: BTreeMap::new(),
+        time_model: TimeModel::Free,
+        free: None,
     })
+}
+
+/// Re-fits `model`'s time constants as the structured model (see [`structured`]): ordinary
+/// constructs at one cost per instruction times their instructions, from `model`'s
+/// instruction model (NNLS, else LS, else L1), the constructs of [`structured::PRICED_APART`]
+/// at constants of their own. The free fit moves to `model.free`; `model.methods` and
+/// `model.diagnostics` become the structured fit's. `observations` must be those `model` was
+/// fitted on. Returns `Ok(false)` and leaves `model` as it was when it has no instruction
+/// model; fails, leaving `model` as it was, when the structured fit does.
+pub fn structure(
+    model: &mut CostModel,
+    observations: &[Observation],
+    context: &FitContext,
+    options: &FitOptions,
+) -> Result<bool, FitError> {
+    let Some((instructions_method, instruction_fit)) = [Method::Nnls, Method::Ls, Method::L1]
+        .into_iter()
+        .find_map(|method| model.instructions.get(&method).map(|fit| (method, fit)))
+    else {
+        return Ok(false);
+    };
+    let per_occurrence: BTreeMap<String, f64> = instruction_fit
+        .time_ns
+        .iter()
+        .map(|(construct, estimate)| (construct.clone(), estimate.estimate.max(0.0)))
+        .collect();
+    let derived = structured::observations(observations, &per_occurrence);
+    let fitted = fit(&derived, context, options)?;
+    let ns_per_instruction = fitted
+        .methods
+        .iter()
+        .filter_map(|(method, fit)| {
+            fit.time_ns
+                .get(structured::INSTRUCTIONS)
+                .map(|alpha| (*method, *alpha))
+        })
+        .collect();
+    let priced_apart = fitted
+        .diagnostics
+        .vif
+        .keys()
+        .filter(|construct| construct.as_str() != structured::INSTRUCTIONS)
+        .cloned()
+        .collect();
+    let methods = fitted
+        .methods
+        .iter()
+        .map(|(method, fit)| (*method, structured::expand(fit, &per_occurrence)))
+        .collect();
+    model.free = Some(FreeFit {
+        methods: std::mem::replace(&mut model.methods, methods),
+        diagnostics: std::mem::replace(&mut model.diagnostics, fitted.diagnostics),
+    });
+    model.time_model = TimeModel::Structured {
+        ns_per_instruction,
+        priced_apart,
+        instructions_method,
+    };
+    Ok(true)
 }

@@ -109,6 +109,39 @@ pub struct CostModel {
     /// instructions were not counted, and in models written before they were.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub instructions: BTreeMap<Method, MethodFit>,
+    /// How `methods` was fitted: free per-construct constants, or the structured model
+    /// (ordinary constructs priced by their instructions; see [`crate::structure`]).
+    #[serde(default)]
+    pub time_model: TimeModel,
+    /// With the structured model, the free fit of the same points, kept for reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free: Option<FreeFit>,
+}
+
+/// How a model's time constants were fitted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TimeModel {
+    /// One constant per construct (the paper's model).
+    #[default]
+    Free,
+    /// Ordinary constructs at `ns_per_instruction` times their instructions, the others
+    /// (`priced_apart`) at constants of their own.
+    Structured {
+        /// Method -> nanoseconds per instruction of ordinary code, with its interval.
+        ns_per_instruction: BTreeMap<Method, ConstantEstimate>,
+        /// The constructs fitted a constant of their own.
+        priced_apart: Vec<String>,
+        /// The instruction model's method whose constants price the ordinary constructs.
+        instructions_method: Method,
+    },
+}
+
+/// The free fit of a structured model's points: its constants and its diagnostics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FreeFit {
+    pub methods: BTreeMap<Method, MethodFit>,
+    pub diagnostics: Diagnostics,
 }
 
 impl CostModel {

@@ -66,6 +66,11 @@ pub fn fit_run(run_dir: &Path, options: &fit::FitOptions) -> Result<Vec<FitOutco
         {
             model.instructions = methods;
         }
+        if options.structured {
+            if let Err(error) = fit::structure(&mut model, &obs, &context, options) {
+                eprintln!("mlcost: warning: the structured time model of {name} could not be fitted ({error}); its time constants are the free fit's");
+            }
+        }
         write_json(&dir.model_file(name), &model)?;
         if outcomes.is_empty() {
             write_json(&dir.main_model_file(), &model)?;

@@ -82,6 +82,8 @@ struct CompilerSection<'a> {
     config: Option<&'a BTreeMap<String, String>>,
     model: Option<&'a fit::CostModel>,
     costs: Option<Vec<CostRow<'a>>>,
+    /// How the time constants were fitted, when not one free constant per construct.
+    time_model: Option<String>,
     validation: Option<&'a validation::Validation>,
     control_charts: Option<Vec<Chart<'a>>>,
     training_charts: Vec<Chart<'a>>,
@@ -253,6 +255,7 @@ fn compiler_section<'a>(
         config: record.map(|r| &r.compiler.config),
         model: c.model.as_ref(),
         costs: c.model.as_ref().map(cost_rows),
+        time_model: c.model.as_ref().and_then(crate::terminal::time_model_line),
         validation: c.validation.as_ref(),
         control_charts: c
             .validation

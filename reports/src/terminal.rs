@@ -224,6 +224,9 @@ pub fn model_summary(name: &str, model: &fit::CostModel) -> String {
         "rank {}/{} constructs, condition number {:.1}, {} points from {} programs\n",
         d.rank, d.constructs, d.condition_number, d.points, d.programs
     ));
+    if let Some(line) = time_model_line(model) {
+        out.push_str(&line);
+    }
     if let Some(t) = model.gc.ns_per_minor_collection {
         out.push_str(&format!(
             "GC: minor heap {} bytes, {:.0} ns per minor collection (95% CI {:.0} .. {:.0})\n",
@@ -231,6 +234,42 @@ pub fn model_summary(name: &str, model: &fit::CostModel) -> String {
         ));
     }
     out
+}
+
+/// What the structured model's constants rest on, and how it and the free fit predict the
+/// training programs each left out (NNLS, or the first method fitted); `None` for a free model.
+pub fn time_model_line(model: &fit::CostModel) -> Option<String> {
+    let fit::TimeModel::Structured {
+        ns_per_instruction,
+        priced_apart,
+        ..
+    } = &model.time_model
+    else {
+        return None;
+    };
+    let (method, alpha) = ns_per_instruction
+        .get_key_value(&fit::Method::Nnls)
+        .or_else(|| ns_per_instruction.iter().next())?;
+    let lopo = |d: &fit::Diagnostics| {
+        d.lopo_error_pct
+            .get(method)
+            .copied()
+            .flatten()
+            .map_or("-".to_string(), |e| format!("{e:.1}%"))
+    };
+    let free_lopo = model
+        .free
+        .as_ref()
+        .map_or("-".to_string(), |free| lopo(&free.diagnostics));
+    Some(format!(
+        "time model: ordinary constructs at {:.4} ns per instruction ({:.4} .. {:.4}, {method}) times their instructions, {} constructs priced apart; leave-one-program-out error {} ({} with one free constant per construct)\n",
+        alpha.estimate,
+        alpha.ci_low,
+        alpha.ci_high,
+        priced_apart.len(),
+        lopo(&model.diagnostics),
+        free_lopo,
+    ))
 }
 
 /// A validation as `mlcost validate` and `mlcost suite` print it: the error table, then the

@@ -15,6 +15,11 @@ pub struct FitArgs {
     /// Bootstrap resamples per interval.
     #[arg(long, default_value_t = 1000)]
     pub resamples: usize,
+    /// One free constant per construct (the paper's model), even where instructions were
+    /// counted; by default ordinary constructs are priced by their instructions
+    /// (docs/design.md, "The model").
+    #[arg(long)]
+    pub free: bool,
 }
 
 /// Prints one compiler's fit, and on stderr the training points it had to leave out.
@@ -34,7 +39,8 @@ pub fn print_fit(outcome: &pipeline::FitOutcome) {
 }
 
 pub fn run(args: FitArgs) -> Result<ExitCode> {
-    let options = pipeline::fit_stage::options(args.method, args.resamples);
+    let mut options = pipeline::fit_stage::options(args.method, args.resamples);
+    options.structured = !args.free;
     for outcome in pipeline::fit_run(&args.run_dir, &options)? {
         print_fit(&outcome);
     }
