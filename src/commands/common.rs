@@ -24,7 +24,7 @@ pub struct MeasureArgs {
     )]
     pub compiler_flags: Vec<String>,
     /// Sampling time per (program, size, layout) over all its visits, e.g. 1s, 500ms
-    /// [default: 1s for bench, 90ms for suite, 40ms for suite --quick].
+    /// [default: 1s for bench, 72ms for suite, 40ms for suite --quick].
     #[arg(long, value_parser = humantime::parse_duration)]
     pub quota: Option<Duration>,
     /// Rounds: each visits every point once, in a fresh random order, for quota/rounds; the

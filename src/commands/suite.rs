@@ -79,14 +79,14 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
                 run_dir.display()
             );
         }
-        // Six visits of 15 ms per (point, layout), eight layouts, three sizes per program:
+        // Six visits of 12 ms per (point, layout), eight layouts, three sizes per program:
         // the budget that keeps the timing of the default suite under ten minutes here while
         // each estimate rests on enough visits and layouts to reproduce (docs/design.md,
         // "Choosing the budget").
         let quota = if args.quick {
             Duration::from_millis(40)
         } else {
-            Duration::from_millis(90)
+            Duration::from_millis(72)
         };
         let settings = SuiteSettings {
             quick: args.quick,
