@@ -78,7 +78,7 @@ catalogue! {
     FloatCondGT { "float", "float `>`", "once per `>` at type float" }
     FloatCondGE { "float", "float `>=`", "once per `>=` at type float" }
     PatternMatch { "data", "one case of a pattern match tried",
-        "once per arm tried by `match`, `function` or a `try` handler, in order until one matches (its pattern matches and its guard, if any, holds); once per refutable `let` pattern" }
+        "once per arm tried by `match`, `function` or a `try` handler, in order until one matches (its pattern matches and its guard, if any, holds), except the last arm of an exhaustive `match` or `function` when it has no guard: ocamlopt's match compiler reaches it where the other arms' tests fail, without a test of its own (`[] -> … | x :: t -> …` is one compare whichever arm runs; exhaustiveness over the guard-free arms, nested patterns included, see exhaustive.rs); a `try` handler is never exhaustive; once per refutable `let` pattern" }
     TupleHead { "data", "allocation of a tuple", "once per tuple built at run time (constant tuples are static data; `match (a, b) with` builds none)" }
     TupleElem { "data", "one field of a tuple built", "once per field of each tuple built at run time" }
     TupleMatch { "data", "one field read out of a tuple",

@@ -499,11 +499,13 @@ impl<'a> Compiler<'a> {
         let mut code = match body {
             FunBody::Expr(b) => self.code(b)?,
             FunBody::Arms(arms) => {
+                let last_untested = self.last_untested(arms);
                 let arms = self.arms(arms)?;
                 Code::Match(Box::new(Match {
                     scrutinee: Code::Local(arity - 1),
                     arms,
                     pos,
+                    last_untested,
                 }))
             }
         };

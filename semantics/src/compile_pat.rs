@@ -176,6 +176,15 @@ impl Compiler<'_> {
         }
     }
 
+    /// Whether `arms`, matched against one value, are exhaustive and the last has no guard.
+    pub(crate) fn last_untested(&self, arms: &[crate::ast::Arm]) -> bool {
+        arms.last().is_some_and(|last| last.guard.is_none())
+            && crate::exhaustive::exhaustive(
+                self.typing,
+                arms.iter().map(|a| (&a.pat, a.guard.is_some())),
+            )
+    }
+
     pub(crate) fn arms(&mut self, arms: &[crate::ast::Arm]) -> CResult<Box<[crate::ir::Arm]>> {
         let mut out = Vec::new();
         for arm in arms {
@@ -197,11 +206,13 @@ impl Compiler<'_> {
     ) -> CResult<Out> {
         let ExprKind::Tuple(items) = &scrutinee.kind else {
             let scrutinee = self.code(scrutinee)?;
+            let last_untested = self.last_untested(arms);
             let arms = self.arms(arms)?;
             return Ok(Out::Code(Code::Match(Box::new(Match {
                 scrutinee,
                 arms,
                 pos: e.pos,
+                last_untested,
             }))));
         };
         // `match (a, b) with …`: the components are matched directly, as in native code.
@@ -242,6 +253,7 @@ impl Compiler<'_> {
             slots,
             arms: out.into(),
             pos: e.pos,
+            last_untested: self.last_untested(arms),
         }))))
     }
 

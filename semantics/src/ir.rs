@@ -438,6 +438,9 @@ pub(crate) struct Match {
     pub scrutinee: Code,
     pub arms: Box<[Arm]>,
     pub pos: Pos,
+    /// The match is exhaustive and its last arm has no guard: native code reaches that arm
+    /// when the others' tests fail, without a test of its own (see `exhaustive.rs`).
+    pub last_untested: bool,
 }
 
 /// `match (e1, …, en) with …`: the tuple is never built (as in native code) unless an arm
@@ -449,6 +452,8 @@ pub(crate) struct MatchTuple {
     pub slots: Box<[Slot]>,
     pub arms: Box<[TupleArm]>,
     pub pos: Pos,
+    /// As [`Match::last_untested`].
+    pub last_untested: bool,
 }
 
 #[derive(Debug)]

@@ -99,7 +99,9 @@
 //!   constants (also through `let`-bound constants) are static data: `[1; 2; 3]` counts no
 //!   `Cons`, `[x; 1; 2]` one.
 //! - **Patterns.** `PatternMatch` counts each arm tried (the paper's `append1`/`append2`
-//!   comparison implies per-case counting); a `when` guard's own operations are counted when
+//!   comparison implies per-case counting), but not the last arm of an exhaustive match
+//!   without a guard, which native code reaches when the other tests fail (`exhaustive.rs`);
+//!   a `when` guard's own operations are counted when
 //!   it runs; an or-pattern is one arm. `TupleMatch` counts each field read from a tuple. In
 //!   `match (a, b) with …` and `let (x, y) = (a, b)` no tuple is built (as in native code).
 //! - **`fst` / `snd`** read one field: one `TupleMatch`. **`not`**: `BoolNot`.
@@ -184,6 +186,7 @@ mod compile_app;
 mod compile_imperative;
 mod compile_pat;
 mod error;
+mod exhaustive;
 mod fv;
 mod heap;
 mod infer;

@@ -66,10 +66,18 @@ fn jumps_through_a_table(arms: &[Arm]) -> bool {
     seen.len() >= 3
 }
 
-/// The first arm of `arms` that matches `v` (binding its variables), counting each arm tried.
-fn select(m: &mut Machine<'_>, arms: &[ArmCode], v: &Value) -> R<Option<usize>> {
+/// The first arm of `arms` that matches `v` (binding its variables), counting each arm tried
+/// but the last when `last_untested` (native code falls through to it).
+fn select(
+    m: &mut Machine<'_>,
+    arms: &[ArmCode],
+    last_untested: bool,
+    v: &Value,
+) -> R<Option<usize>> {
     for (i, arm) in arms.iter().enumerate() {
-        m.count(Counter::PatternMatch);
+        if !(last_untested && i + 1 == arms.len()) {
+            m.count(Counter::PatternMatch);
+        }
         if m.matches(&arm.pat, v) && guard(m, &arm.guard)? {
             return Ok(Some(i));
         }
@@ -247,13 +255,14 @@ impl Lower {
             scrutinee,
             arms,
             pos,
+            last_untested,
         } = mt;
         let table = jumps_through_a_table(&arms);
         let (scrutinee, arms) = (self.operand(scrutinee), self.arms(arms, tail));
         let site = self.site();
         ev(move |m| {
             let v = scrutinee.get(m)?;
-            let chosen = select(m, &arms, &v)?;
+            let chosen = select(m, &arms, last_untested, &v)?;
             drop(v);
             match chosen {
                 Some(i) => {
@@ -274,6 +283,7 @@ impl Lower {
             slots,
             arms,
             pos,
+            last_untested,
         } = mt;
         let components = self.operands(components);
         let arms: Box<[TupleArmCode]> = arms
@@ -290,8 +300,10 @@ impl Lower {
             for (&slot, v) in slots.iter().zip(values) {
                 m.set_local(slot, v);
             }
-            for arm in arms.iter() {
-                m.count(Counter::PatternMatch);
+            for (i, arm) in arms.iter().enumerate() {
+                if !(last_untested && i + 1 == arms.len()) {
+                    m.count(Counter::PatternMatch);
+                }
                 let matched = match &arm.pat {
                     TupleArmPat::Components(alternatives) => alternatives.iter().any(|alt| {
                         alt.iter().zip(slots.iter()).all(|(p, &slot)| {
@@ -338,7 +350,7 @@ impl Lower {
             // Calls in the body restored base and environment on their way out; only the
             // arguments of an interrupted call may be left on the stack.
             m.stack.truncate(saved_len);
-            match select(m, &arms, &value)? {
+            match select(m, &arms, false, &value)? {
                 Some(i) => (arms[i].body)(m),
                 None => Err(m.throw(Unwind::Exn { value, pos })),
             }

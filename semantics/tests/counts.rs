@@ -102,10 +102,12 @@ let rec init n = if n = 0 then [] else n :: init (n - 1)
 let input n = init n
 let run l = all_pos l";
     let k = 30;
-    // Per element: two arms tried, one test, one &&, and the recursive call in tail position.
+    // Per element: one test tells `[]` from `::` (the last arm of the exhaustive match is
+    // where it falls through), one >, one &&, and the recursive call in tail position; the
+    // final `[]` is one test more.
     let want = expect(&[
         ("Base", 1),
-        ("PatternMatch", 2 * k + 1),
+        ("PatternMatch", k + 1),
         ("IntCondGT", k),
         ("BoolAnd", k),
         ("TailApp", k + 1),
@@ -245,12 +247,13 @@ fn guards_or_patterns_and_as() {
 let classify x = match x with 0 | 1 -> 0 | n when n mod 2 = 0 -> 1 | n -> 2
 let input n = n
 let run n = match [ n ] with (x :: _ as l) -> classify x + classify (x + 1) | [] -> 0";
-    // classify 5: or-pattern arm, guarded arm (guard false), last arm = 3 arms, one guard.
-    // classify 6: two arms, one guard. The run's match: one arm; [n] is one cons.
+    // classify 5: the or-pattern arm's test and the guarded arm (guard false); the last arm,
+    // `n`, is reached without a test. classify 6: the same two. The run's match: its first
+    // arm, one test; [n] is one cons.
     let want = expect(&[
         ("Base", 1),
         ("Cons", 1),
-        ("PatternMatch", 1 + 3 + 2),
+        ("PatternMatch", 1 + 2 + 2),
         ("IntModPow2", 2),
         ("IntCondEq", 2),
         ("IntAdd", 2),
@@ -268,10 +271,11 @@ let input n = [ 1; 2; 3; n ]
 let run l = (mem 3 l, mem_int 3 l, [ 1 ] = [ 1 ], (1, 2) < (1, 3), 1.5 < 2.5, \"a\" = \"b\", true = false, compare 1 2)";
     // mem is polymorphic, so `y = x` calls caml_equal even though it is used at int. Steps:
     // mem's three immediates; [1] = [1]: the cells, 1/1, []/[]; (1, 2) < (1, 3): the pairs,
-    // 1/1, 2/3; two strings.
+    // 1/1, 2/3; two strings. mem and mem_int each run three times (3 is the third element),
+    // and each run is one test against `[]`: the `::` arm is the exhaustive match's last.
     let want = expect(&[
         ("Base", 1),
-        ("PatternMatch", 12),
+        ("PatternMatch", 3 + 3),
         ("PolyCompare", 3 + 3),
         ("PolyCompareStep", 3 + 3 + 3 + 1),
         ("IntCondEq", 3 + 1),
@@ -414,7 +418,9 @@ let run (a, b) = merge a b";
     let want = expect(&[
         ("Base", 1),
         ("TupleMatch", 2), // run's parameter
-        ("PatternMatch", 5),
+        // merge [1; 3] [2] and merge [3] [2]: the last arm, one arm tried before it;
+        // merge [3] []: the first arm (its or-pattern's second alternative).
+        ("PatternMatch", 3),
         ("PolyCompare", 2), // merge is polymorphic: `<=` is caml_lessequal, as in ocamlopt
         ("PolyCompareStep", 2), // of two immediates each
         ("Cons", 2),
@@ -433,7 +439,8 @@ fn append_is_the_stdlib_function() {
         ("Cons", 2 + 2),
         ("TailApp", 1),
         ("FunApp", 2),
-        ("PatternMatch", 2 * 2 + 1),
+        // One test against `[]` per call: the `::` arm is the exhaustive match's last.
+        ("PatternMatch", 2 + 1),
     ]);
     assert_eq!(count(source, 1), want);
 }
