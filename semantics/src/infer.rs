@@ -90,7 +90,7 @@ impl Checker {
         };
         for (i, name) in [
             "int", "float", "bool", "unit", "string", "char", "exn", "list", "option", "array",
-            "ref",
+            "ref", "bytes",
         ]
         .iter()
         .enumerate()

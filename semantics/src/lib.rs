@@ -195,6 +195,7 @@ mod liveness;
 mod lower;
 mod lower_data;
 mod lower_imperative;
+mod lower_string;
 mod machine;
 mod machine_ops;
 mod parser;
