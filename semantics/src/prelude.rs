@@ -17,6 +17,9 @@ pub(crate) const FILE_NAME: &str = "<prelude>";
 /// The modules whose values `M.f` names: primitives and the prelude's functions.
 pub(crate) const MODULES: &[&str] = &["String", "Bytes", "Char"];
 
+/// The prelude's functions that native code always calls, never jumps to (see the source).
+pub(crate) const NEVER_TAIL: &[&str] = &["String.make", "String.copy", "String.sub"];
+
 const SOURCE: &str = "
 let rec __append__ l1 l2 =
   match l1 with
@@ -41,8 +44,20 @@ let __Bytes_copy__ s =
   Bytes.unsafe_blit s 0 r 0 len;
   r
 
-let __Bytes_to_string__ b = Bytes.unsafe_to_string (__Bytes_copy__ b)
-let __Bytes_of_string__ s = __Bytes_copy__ (Bytes.unsafe_of_string s)
+(* bytes.ml's `to_string b = unsafe_to_string (copy b)` and `of_string s = copy
+   (unsafe_of_string s)`: ocamlopt inlines them at the call, even at -inline 0, so a call of
+   either is a call of `copy` (a jump in tail position); they are `copy`'s body here. *)
+let __Bytes_to_string__ s =
+  let len = Bytes.length s in
+  let r = Bytes.create len in
+  Bytes.unsafe_blit s 0 r 0 len;
+  Bytes.unsafe_to_string r
+
+let __Bytes_of_string__ s =
+  let len = String.length s in
+  let r = Bytes.create len in
+  Bytes.unsafe_blit_string s 0 r 0 len;
+  r
 
 let __Bytes_sub__ s ofs len =
   if ofs < 0 || len < 0 || ofs > Bytes.length s - len
@@ -70,10 +85,29 @@ let __Bytes_blit_string__ s1 ofs1 s2 ofs2 len =
   then invalid_arg \"String.blit / Bytes.blit_string\"
   else Bytes.unsafe_blit_string s1 ofs1 s2 ofs2 len
 
-let __String_make__ n c = Bytes.unsafe_to_string (__Bytes_make__ n c)
-let __String_copy__ s = Bytes.unsafe_to_string (__Bytes_copy__ (Bytes.unsafe_of_string s))
+(* string.ml's `make`, `copy` and `sub` are `B.f … |> bts`: ocamlopt inlines them at the call
+   and calls `Bytes.f` there, never as a jump (`bts` is a function value that the result
+   passes through); they are `Bytes.f`'s body here, and `crate::tail` never marks their
+   calls as tail calls. *)
+let __String_make__ n c =
+  let s = Bytes.create n in
+  Bytes.unsafe_fill s 0 n c;
+  Bytes.unsafe_to_string s
+
+let __String_copy__ s =
+  let len = String.length s in
+  let r = Bytes.create len in
+  Bytes.unsafe_blit_string s 0 r 0 len;
+  Bytes.unsafe_to_string r
+
 let __String_sub__ s ofs len =
-  Bytes.unsafe_to_string (__Bytes_sub__ (Bytes.unsafe_of_string s) ofs len)
+  if ofs < 0 || len < 0 || ofs > String.length s - len
+  then invalid_arg \"String.sub / Bytes.sub\"
+  else begin
+    let r = Bytes.create len in
+    Bytes.unsafe_blit_string s ofs r 0 len;
+    Bytes.unsafe_to_string r
+  end
 
 let __Char_chr__ n =
   if n < 0 || n > 255 then invalid_arg \"Char.chr\" else Char.unsafe_chr n

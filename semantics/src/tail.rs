@@ -61,7 +61,9 @@ pub(crate) fn mark(e: &mut Expr, tail: bool) {
                 mark(&mut args[0], tail);
                 return;
             }
-            *t = tail;
+            let never_tail = matches!(&func.kind, ExprKind::Var(f)
+                if crate::prelude::NEVER_TAIL.contains(&f.as_str()));
+            *t = tail && !never_tail;
             mark(func, false);
             args.iter_mut().for_each(|a| mark(a, false));
         }
