@@ -68,6 +68,17 @@ let __Bytes_sub__ s ofs len =
     r
   end
 
+(* `sub_string b ofs len = unsafe_to_string (sub b ofs len)`, inlined at the call as
+   `to_string` is: `sub`'s body. *)
+let __Bytes_sub_string__ s ofs len =
+  if ofs < 0 || len < 0 || ofs > Bytes.length s - len
+  then invalid_arg \"String.sub / Bytes.sub\"
+  else begin
+    let r = Bytes.create len in
+    Bytes.unsafe_blit s ofs r 0 len;
+    Bytes.unsafe_to_string r
+  end
+
 let __Bytes_fill__ s ofs len c =
   if ofs < 0 || len < 0 || ofs > Bytes.length s - len
   then invalid_arg \"String.fill / Bytes.fill\"
