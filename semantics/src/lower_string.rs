@@ -158,16 +158,17 @@ impl Lower {
                     let src_ofs = src_ofs.int(m)?;
                     let src = src.get(m)?;
                     m.count(Counter::BytesCopy);
-                    // Copied out first: source and destination may be the same block.
-                    let from = string(&src).to_vec();
-                    let mut to = string(&dst).bytes.borrow_mut();
-                    if !in_range(src_ofs, len, from.len()) || !in_range(dst_ofs, len, to.len()) {
-                        drop(to);
+                    let (from, to) = (string(&src), string(&dst));
+                    let (src_len, dst_len) = (from.bytes.borrow().len(), to.bytes.borrow().len());
+                    if !in_range(src_ofs, len, src_len) || !in_range(dst_ofs, len, dst_len) {
                         return Err(invalid_argument(m, "Bytes.unsafe_blit", pos));
                     }
                     m.count_n(Counter::BytesCopyWord, words_of(len));
                     let (s, d, n) = (src_ofs as usize, dst_ofs as usize, len as usize);
-                    to[d..d + n].copy_from_slice(&from[s..s + n]);
+                    // The bytes moved are copied out first: source and destination may be
+                    // the same block (memmove).
+                    let moved = from.bytes.borrow()[s..s + n].to_vec();
+                    to.bytes.borrow_mut()[d..d + n].copy_from_slice(&moved);
                     Ok(UNIT)
                 })
             }

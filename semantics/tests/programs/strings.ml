@@ -14,6 +14,7 @@ let run n =
   let c = Bytes.of_string "hello" in
   Bytes.unsafe_set c 0 (Bytes.unsafe_get c 4);
   Bytes.fill c 1 2 '!';
+  Bytes.blit c 0 c 1 3;
   let big = Bytes.create (2 * n) in
   Bytes.fill big 0 (2 * n) 'q';
   Bytes.blit_string s 0 big n (n + 1 - 1);
