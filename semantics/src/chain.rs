@@ -391,7 +391,10 @@ impl<'a> Walker<'a> {
     fn imp(&mut self, node: &mut ImpNode) -> Lat {
         let args: Vec<Lat> = node.args.iter_mut().map(|a| self.lat(a)).collect();
         match node.op {
-            ImpOp::GetField { .. } | ImpOp::ArrayLength => plus(&args[0], LOAD),
+            ImpOp::GetField { .. } | ImpOp::ArrayLength | ImpOp::Str(StrOp::Length) => {
+                plus(&args[0], LOAD)
+            }
+            ImpOp::Str(StrOp::Get { .. }) => plus(&join(&args[0], &plus(&args[1], 1)), LOAD),
             ImpOp::ArrayGet { .. } => plus(&join(&args[0], &plus(&args[1], 1)), LOAD),
             _ => self.none(),
         }

@@ -113,7 +113,16 @@ impl Compiler<'_> {
             | Prim::ArraySet
             | Prim::ArrayMake
             | Prim::ArrayUnsafeGet
-            | Prim::ArrayUnsafeSet => return self.imp_prim(p, node, args, pos),
+            | Prim::ArrayUnsafeSet
+            | Prim::StringLength
+            | Prim::StringGet
+            | Prim::StringUnsafeGet
+            | Prim::BytesSet
+            | Prim::BytesUnsafeSet
+            | Prim::BytesCreate
+            | Prim::BytesFill
+            | Prim::BytesBlit => return self.imp_prim(p, node, args, pos),
+            Prim::Identity => arg(0),
         })
     }
 

@@ -90,7 +90,7 @@ impl Checker {
         };
         for (i, name) in [
             "int", "float", "bool", "unit", "string", "char", "exn", "list", "option", "array",
-            "ref",
+            "ref", "bytes",
         ]
         .iter()
         .enumerate()
@@ -525,6 +525,9 @@ fn unsupported_stdlib(name: &str) -> &'static str {
         "string_of_int" | "int_of_string" | "string_of_float" | "float_of_string" => " (string conversions are not supported)",
         "sqrt" | "exp" | "log" | "sin" | "cos" | "abs_float" | "mod_float" => " (float library functions are not supported)",
         "min" | "max" | "abs" => " (define it in the program: the subset's Stdlib has only the primitives listed in the crate documentation)",
+        _ if name.starts_with("String.") || name.starts_with("Bytes.") || name.starts_with("Char.") => {
+            " (only the String, Bytes and Char functions listed in the crate documentation are supported)"
+        }
         _ => "",
     }
 }

@@ -275,6 +275,25 @@ pub(crate) enum ImpOp {
     ArrayLength,
     /// `Array.make n x` (operands: n, x).
     ArrayMake,
+    /// A string or `bytes` primitive (operands: the external's arguments, in order).
+    Str(StrOp),
+}
+
+/// The string and `bytes` primitives (see `lower_string`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StrOp {
+    /// `String.length` / `Bytes.length`.
+    Length,
+    /// `s.[i]`, `String.get`, `Bytes.get`; `checked: false` for `unsafe_get`.
+    Get { checked: bool },
+    /// `Bytes.set`; `checked: false` for `unsafe_set`.
+    Set { checked: bool },
+    /// `caml_create_bytes n`.
+    Create,
+    /// `caml_fill_bytes s ofs len c`.
+    Fill,
+    /// `caml_blit_bytes` / `caml_blit_string src srcofs dst dstofs len`.
+    Blit,
 }
 
 #[derive(Debug)]

@@ -40,9 +40,14 @@
 //! int; … }`, literals, `r.f`, `r.f <- v`, `{ r with … }`, record patterns), references
 //! (`ref`, `!`, `:=`, `incr`, `decr`, `.contents`), `for … to/downto … do … done`, `while … do …
 //! done`, arrays (`[| … |]`, `a.(i)`, `a.(i) <- v`, `Array.make`, `Array.length`, `Array.get`,
-//! `Array.set`, `Array.unsafe_get`, `Array.unsafe_set`). Strings and characters exist as literals. Attributes (`[@inline never]`) are
-//! accepted and ignored. Anything else (other modules, string indexing, labels, objects) is
-//! refused with an error that names the construct and its line and column.
+//! `Array.set`, `Array.unsafe_get`, `Array.unsafe_set`). Strings, `bytes` and chars: literals,
+//! `s.[i]`, `^`, char comparisons, `String.length`/`get`/`unsafe_get`/`make`/`copy`/`sub`,
+//! `Bytes.create`/`make`/`length`/`get`/`set`/`unsafe_get`/`unsafe_set`/`copy`/`sub`/
+//! `sub_string`/`fill`/`blit`/`blit_string`/`to_string`/`of_string`/`unsafe_to_string`/
+//! `unsafe_of_string`/`unsafe_fill`/`unsafe_blit`, `Char.code`, `Char.chr`. Attributes
+//! (`[@inline never]`) are accepted and ignored. Anything else (other modules and other
+//! `String`/`Bytes` functions, `s.[i] <- c`, labels, objects) is refused with an error that
+//! names the construct and its line and column.
 //!
 //! ## Counting choices
 //! The catalogue states each rule; the choices that are not obvious, and why:
@@ -59,7 +64,8 @@
 //!   difference. Comparing two ints is 1 step, `(1, 2)` with `(1, 3)` 3, `[1; 2; 3]` with
 //!   `[1; 2; 4]` 6, two equal lists of n elements 2n + 1. `compare` skips physically equal
 //!   values (one step); `=`, `<`, … walk them, as the runtime's `total` flag does. A string
-//!   pair is one step whatever its length.
+//!   pair is one step whatever its length (ocamlopt calls `caml_string_equal` /
+//!   `caml_string_compare` on two strings: one C call whose word loop is not separated).
 //! - **Arithmetic by a constant is what ocamlopt selects.** `*` with an integer constant on
 //!   either side (a literal, or a `let`-bound constant, which ocamlopt propagates) is
 //!   `IntMultConst`; `/` and `mod` by a constant divisor are `IntDivPow2`/`IntModPow2` for
@@ -124,6 +130,14 @@
 //!   include the bounds check, as `Array.length` counts `ArrayLength`. `Array.make n x` is a C
 //!   call, `ArrayMake` + `ArrayMakeWord` × n; beyond 256 elements it allocates directly in the
 //!   major heap ([`Allocation::direct_major_words`]).
+//! - **Strings.** A char is an immediate. `s.[i]` / `String.get` / `Bytes.get` count
+//!   `StringGet`, `Bytes.set` `StringSet`, `String.length` `StringLength` (inline code: a
+//!   header load, the padding byte, a bounds check); the `unsafe_` forms `TupleMatch` and
+//!   `FieldSet`. The Stdlib's string functions written in OCaml (`^`, `Bytes.make`,
+//!   `Char.chr`, …) are counted through their 4.13 code ([`prelude`]); their C externals count
+//!   `BytesCreate`, and `BytesCopy` + `BytesCopyWord` per 8 bytes moved or filled. The
+//!   wrappers ocamlopt inlines even at `-inline 0` (`Bytes.to_string`, `String.make`, …) count
+//!   the call they make, not their own. A string of n bytes is 1 + (n + 8)/8 words.
 //! - **A reference that does not escape is a variable** (Simplif's `eliminate_ref`): `let x =
 //!   ref e in …` where `x` is only read with `!`, set with `:=`, `incr`ed or `decr`ed, outside
 //!   any function, counts `LetData` once; `!x` and `x := v` are then free and `incr x` is an
@@ -171,8 +185,8 @@
 //! `compile` (+ `compile_app`, `compile_pat`, `compile_imperative`, `fv`: the AST to the IR) →
 //! `ir` → `lower` (+ `lower_data`, `lower_imperative`: the IR lowered to closures) run by
 //! `machine` (+ `machine_ops`, `value`), orchestrated by `program` on `worker` threads;
-//! `catalogue` is the list of constructs, `prims` the Stdlib primitives, `prelude` the Stdlib
-//! functions written in OCaml, `stdlib_source` the `List.…` and `Array.…` functions a
+//! `lower_string` the string and `bytes` primitives; `catalogue` is the list of constructs,
+//! `prims` the Stdlib primitives, `prelude` the Stdlib functions written in OCaml, `stdlib_source` the `List.…` and `Array.…` functions a
 //! program calls, taken from the installed compiler's own `list.ml` and `array.ml`.
 
 mod ast;
@@ -198,6 +212,7 @@ mod liveness;
 mod lower;
 mod lower_data;
 mod lower_imperative;
+mod lower_string;
 mod machine;
 mod machine_ops;
 mod parser;

@@ -66,6 +66,7 @@ pub(crate) fn needs_frame(code: &Code, own: FunId) -> bool {
             node.op,
             ImpOp::Make { .. }
                 | ImpOp::ArrayMake
+                | ImpOp::Str(StrOp::Create | StrOp::Fill | StrOp::Blit)
                 | ImpOp::SetField {
                     store: StoreKind::Barrier,
                     ..

@@ -25,7 +25,7 @@ fn invalid_argument(
     message: &str,
     pos: crate::ast::Pos,
 ) -> crate::machine::Thrown {
-    let msg = Value::Str(Rc::new(message.to_string()));
+    let msg = StrBlock::constant(message);
     m.raise(EXN_INVALID_ARGUMENT, vec![msg], pos)
 }
 
@@ -124,9 +124,12 @@ impl Lower {
             .into_iter()
             .map(|a| self.operand(a))
             .collect();
+        if let ImpOp::Str(op) = op {
+            return self.string_op(op, args, pos);
+        }
         let mut take = || args.remove(0);
         match op {
-            ImpOp::Make { .. } => unreachable!("built above"),
+            ImpOp::Make { .. } | ImpOp::Str(_) => unreachable!("built above"),
             ImpOp::GetField { index, .. } => {
                 let r = take();
                 ev(move |m| {

@@ -70,7 +70,7 @@ pub(crate) enum Callee {
 
 pub(crate) struct Machine<'p> {
     pub(crate) prog: &'p Executable,
-    pub(crate) file: Rc<String>,
+    pub(crate) file: Value,
     pub(crate) stack: Vec<Value>,
     pub(crate) base: usize,
     /// Environment of the running closure (closed functions leave it untouched: they never
@@ -120,7 +120,7 @@ fn materialize(v: &StaticValue) -> Value {
     match v {
         StaticValue::Imm(i) => Value::Int(*i),
         StaticValue::Float(f) => Value::of_float(*f),
-        StaticValue::Str(s) => Value::Str(Rc::new(s.to_string())),
+        StaticValue::Str(s) => StrBlock::constant(s),
         StaticValue::Block { tag, fields } => Value::Block(Rc::new(Block {
             tag: *tag,
             fields: fields.iter().map(materialize).collect(),
@@ -153,7 +153,7 @@ impl<'p> Machine<'p> {
         let empty_env = Rc::new(Vec::new());
         Machine {
             prog,
-            file: Rc::new(file.to_string()),
+            file: StrBlock::constant(file),
             stack: Vec::with_capacity(1 << 16),
             base: 0,
             env: empty_env.clone(),
@@ -249,7 +249,7 @@ impl<'p> Machine<'p> {
         let location = Value::Block(Rc::new(Block {
             tag: 0,
             fields: Box::new([
-                Value::Str(self.file.clone()),
+                self.file.clone(),
                 Value::Int(i64::from(pos.line)),
                 Value::Int(i64::from(pos.col) - 1),
             ]),

@@ -60,7 +60,7 @@ impl Machine<'_> {
             }
             Pat::Imm(i) => matches!(v, Value::Int(x) if x == i),
             Pat::Float(f) => matches!(v, Value::Float(x) if x.get() == *f),
-            Pat::Str(s) => matches!(v, Value::Str(x) if x.as_str() == &**s),
+            Pat::Str(s) => matches!(v, Value::Str(x) if **x.bytes.borrow() == *s.as_bytes()),
             Pat::Cons(b) => match v {
                 Value::Cons(c) => {
                     // `_ :: _` tests only that the value is a pointer: no memory is read.
@@ -214,7 +214,7 @@ impl Machine<'_> {
         let result = compare_values(a, b, total, &mut steps);
         self.count_n(Counter::PolyCompareStep, steps as usize);
         result.map_err(|FunctionalValue| {
-            let msg = Value::Str(Rc::new("compare: functional value".to_string()));
+            let msg = StrBlock::constant("compare: functional value");
             self.raise(EXN_INVALID_ARGUMENT, vec![msg], pos)
         })
     }

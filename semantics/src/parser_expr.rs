@@ -12,7 +12,7 @@ const PREFIX_MINUS_BP: u8 = 60;
 const COMMA_BP: u8 = 10;
 
 /// Punctuation that may follow a complete expression; any other operator there is an infix
-/// operator outside the subset (`^`, `:=`, `**`, custom operators).
+/// operator outside the subset (`:=`, `**`, custom operators).
 const ENDS_EXPRESSION: &[&str] = &[
     ")", "]", ";", ";;", ",", "|", "->", ":", "}", "|]", ":>", ".",
 ];
@@ -21,8 +21,9 @@ const ENDS_EXPRESSION: &[&str] = &[
 enum Infix {
     Bin(BinOp),
     Cons,
-    /// `@`: list append, a call to the prelude's `(@)` as in the Stdlib.
-    Append,
+    /// `@` and `^`: list append and string concatenation, calls to the prelude's `( @ )` and
+    /// `( ^ )` as in the Stdlib.
+    Append(&'static str),
     /// `x |> f` is `f x`.
     RevApply,
     /// `f @@ x` is `f x`.
@@ -58,7 +59,8 @@ fn infix(tok: &Tok) -> Option<(u8, u8, Infix)> {
             "==" => (30, 31, Infix::Bin(PhysEq)),
             "!=" => (30, 31, Infix::Bin(PhysNe)),
             "|>" => (30, 31, Infix::RevApply),
-            "@" => (36, 35, Infix::Append),
+            "@" => (36, 35, Infix::Append("( @ )")),
+            "^" => (36, 35, Infix::Append("( ^ )")),
             "@@" => (36, 35, Infix::Apply),
             "::" => (41, 40, Infix::Cons),
             "+" => (45, 46, Infix::Bin(Add)),
@@ -98,6 +100,7 @@ pub(crate) fn operator_section(op: &str) -> Option<&'static str> {
         "&&" => "( && )",
         "||" => "( || )",
         "@" => "( @ )",
+        "^" => "( ^ )",
         "mod" => "( mod )",
         "land" => "( land )",
         "lor" => "( lor )",
@@ -204,8 +207,8 @@ impl Parser<'_> {
             lhs = match op {
                 Infix::Bin(b) => self.mk(pos, ExprKind::BinOp(b, Box::new(lhs), Box::new(rhs))),
                 Infix::Cons => self.mk(pos, ExprKind::Cons(Box::new(lhs), Box::new(rhs))),
-                Infix::Append => {
-                    let f = self.mk(pos, ExprKind::Var("( @ )".into()));
+                Infix::Append(name) => {
+                    let f = self.mk(pos, ExprKind::Var(name.into()));
                     self.mk(
                         pos,
                         ExprKind::App {

@@ -26,6 +26,7 @@ impl Parser<'_> {
         if crate::stdlib_source::MODULES
             .iter()
             .any(|(m, _)| *m == module)
+            || crate::prelude::MODULES.contains(&module)
         {
             if let Tok::Ident(f) = self.peek_at(1).clone() {
                 self.advance();
@@ -56,7 +57,26 @@ impl Parser<'_> {
                     let start = e.pos;
                     e = self.node(start, ExprKind::ArrayGet(Box::new(e), Box::new(index)));
                 }
-                Tok::Op(o) if o == "[" => return self.unsupported(pos, "strings (`s.[i]`)"),
+                // `s.[i]` is `String.get s i` (the parser's own desugaring in OCaml).
+                Tok::Op(o) if o == "[" => {
+                    self.advance();
+                    self.advance();
+                    let index = self.seq_expr()?;
+                    self.expect_op("]")?;
+                    if self.is_op("<-") {
+                        return self.unsupported(self.pos(), "`s.[i] <- c` (use `Bytes.set`)");
+                    }
+                    let get = self.node(pos, ExprKind::Var("String.get".into()));
+                    let start = e.pos;
+                    e = self.node(
+                        start,
+                        ExprKind::App {
+                            func: Box::new(get),
+                            args: vec![e, index],
+                            tail: false,
+                        },
+                    );
+                }
                 _ => return self.unsupported(pos, "module paths and this use of `.`"),
             }
         }

@@ -38,6 +38,21 @@ pub(crate) enum Prim {
     ArrayMake,
     ArrayUnsafeGet,
     ArrayUnsafeSet,
+    /// `String.length`, `Bytes.length`.
+    StringLength,
+    /// `s.[i]`, `String.get`, `Bytes.get`.
+    StringGet,
+    StringUnsafeGet,
+    BytesSet,
+    BytesUnsafeSet,
+    /// `caml_create_bytes`.
+    BytesCreate,
+    /// `caml_fill_bytes` (bytes.ml's `unsafe_fill`).
+    BytesFill,
+    /// `caml_blit_bytes` and `caml_blit_string` (the same memmove).
+    BytesBlit,
+    /// `%identity`-like externals (`Bytes.unsafe_to_string`, `Char.code`, …): no code at all.
+    Identity,
 }
 
 pub(crate) struct PrimInfo {
@@ -230,6 +245,104 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
         prim: Prim::ArrayMake,
         signature: "int -> 'a -> 'a array",
         arity: 2,
+    },
+    // The externals of string.ml, bytes.ml, char.ml and stdlib.ml that the string functions
+    // of the prelude (`crate::prelude`) and programs call.
+    PrimInfo {
+        name: "String.length",
+        prim: Prim::StringLength,
+        signature: "string -> int",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "Bytes.length",
+        prim: Prim::StringLength,
+        signature: "bytes -> int",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "String.get",
+        prim: Prim::StringGet,
+        signature: "string -> int -> char",
+        arity: 2,
+    },
+    PrimInfo {
+        name: "Bytes.get",
+        prim: Prim::StringGet,
+        signature: "bytes -> int -> char",
+        arity: 2,
+    },
+    PrimInfo {
+        name: "String.unsafe_get",
+        prim: Prim::StringUnsafeGet,
+        signature: "string -> int -> char",
+        arity: 2,
+    },
+    PrimInfo {
+        name: "Bytes.unsafe_get",
+        prim: Prim::StringUnsafeGet,
+        signature: "bytes -> int -> char",
+        arity: 2,
+    },
+    PrimInfo {
+        name: "Bytes.set",
+        prim: Prim::BytesSet,
+        signature: "bytes -> int -> char -> unit",
+        arity: 3,
+    },
+    PrimInfo {
+        name: "Bytes.unsafe_set",
+        prim: Prim::BytesUnsafeSet,
+        signature: "bytes -> int -> char -> unit",
+        arity: 3,
+    },
+    PrimInfo {
+        name: "Bytes.create",
+        prim: Prim::BytesCreate,
+        signature: "int -> bytes",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "Bytes.unsafe_fill",
+        prim: Prim::BytesFill,
+        signature: "bytes -> int -> int -> char -> unit",
+        arity: 4,
+    },
+    PrimInfo {
+        name: "Bytes.unsafe_blit",
+        prim: Prim::BytesBlit,
+        signature: "bytes -> int -> bytes -> int -> int -> unit",
+        arity: 5,
+    },
+    PrimInfo {
+        name: "Bytes.unsafe_blit_string",
+        prim: Prim::BytesBlit,
+        signature: "string -> int -> bytes -> int -> int -> unit",
+        arity: 5,
+    },
+    PrimInfo {
+        name: "Bytes.unsafe_to_string",
+        prim: Prim::Identity,
+        signature: "bytes -> string",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "Bytes.unsafe_of_string",
+        prim: Prim::Identity,
+        signature: "string -> bytes",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "Char.code",
+        prim: Prim::Identity,
+        signature: "char -> int",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "Char.unsafe_chr",
+        prim: Prim::Identity,
+        signature: "int -> char",
+        arity: 1,
     },
     section!("( + )", Add, "int -> int -> int"),
     section!("( - )", Sub, "int -> int -> int"),

@@ -52,7 +52,18 @@ pub(crate) fn mark(e: &mut Expr, tail: bool) {
             args,
             tail: t,
         } => {
-            *t = tail;
+            // An identity external (`Bytes.unsafe_to_string`, `Char.code`) is no code: its
+            // argument is where the value is computed (string.ml's `B.make n c |> bts`).
+            let identity = matches!(&func.kind, ExprKind::Var(f)
+                if crate::prims::lookup(f).is_some_and(|p| p.prim == crate::prims::Prim::Identity));
+            if identity && args.len() == 1 {
+                *t = false;
+                mark(&mut args[0], tail);
+                return;
+            }
+            let never_tail = matches!(&func.kind, ExprKind::Var(f)
+                if crate::prelude::NEVER_TAIL.contains(&f.as_str()));
+            *t = tail && !never_tail;
             mark(func, false);
             args.iter_mut().for_each(|a| mark(a, false));
         }

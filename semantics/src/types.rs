@@ -144,6 +144,7 @@ impl Types {
             ("option", 1),
             ("array", 1),
             ("ref", 1),
+            ("bytes", 0),
         ] {
             t.tycons.push(TyConInfo {
                 name: name.into(),

@@ -28,8 +28,9 @@ pub(crate) fn wrap63(x: i64) -> i64 {
 pub(crate) enum Value {
     Int(i64),
     Float(F64),
-    /// A string (`Rc<String>`, a thin pointer, keeps `Value` at 16 bytes).
-    Str(Rc<String>),
+    /// A string or a byte sequence (`bytes`): the same block (tag 252) in native code, and
+    /// `Bytes.unsafe_to_string` shares it.
+    Str(Rc<StrBlock>),
     /// A `::` cell (a block of tag 0 and two fields), the most common block by far.
     Cons(Rc<ConsCell>),
     /// Tuples (tag 0) and non-constant constructors (their tag).
@@ -51,6 +52,36 @@ pub(crate) struct MutBlock {
     pub fields: std::cell::RefCell<Box<[Value]>>,
     /// Dropping it records the block's age; reads record their cache distance (see `heap`).
     pub born: Born,
+}
+
+/// The bytes of a string or `bytes` value; only `bytes` code writes them.
+#[derive(Debug)]
+pub(crate) struct StrBlock {
+    pub bytes: std::cell::RefCell<Box<[u8]>>,
+    /// Never read: dropping it records the block's age (see `heap`).
+    #[allow(dead_code)]
+    pub born: Born,
+}
+
+impl StrBlock {
+    /// A string that is static data (a literal, a message the runtime raises with).
+    pub(crate) fn constant(s: &str) -> Value {
+        Value::Str(Rc::new(StrBlock {
+            bytes: std::cell::RefCell::new(s.as_bytes().into()),
+            born: Born::untracked(),
+        }))
+    }
+
+    /// The bytes copied out (for comparison, digests and messages).
+    pub(crate) fn to_vec(&self) -> Vec<u8> {
+        self.bytes.borrow().to_vec()
+    }
+}
+
+/// Words of the block of a string of `len` bytes: the header, then the bytes padded to a
+/// whole word with at least one byte, the last, that holds the padding's length.
+pub(crate) fn string_words(len: usize) -> u64 {
+    1 + (len as u64 + 8) / 8
 }
 
 /// Words of a block read at one access beyond which only the accessed element is counted as
@@ -276,7 +307,7 @@ pub(crate) fn digest(root: &Value) -> String {
         match &v {
             Value::Int(i) => d.immediate(*i),
             Value::Float(f) => d.float(f.get()),
-            Value::Str(s) => d.string(s.as_bytes()),
+            Value::Str(s) => d.string(&s.bytes.borrow()),
             Value::Cons(c) => {
                 d.block(0, 2);
                 stack.push(c.tail.clone());
@@ -392,7 +423,7 @@ pub(crate) fn compare_values(
                 return Err(FunctionalValue)
             }
             (Value::Float(x), Value::Float(y)) => compare_floats(x.get(), y.get(), total),
-            (Value::Str(x), Value::Str(y)) => ord(x.as_bytes().cmp(y.as_bytes())),
+            (Value::Str(x), Value::Str(y)) => ord(x.bytes.borrow().cmp(&y.bytes.borrow())),
             (Value::Cons(x), Value::Cons(y)) => {
                 work.push((x.tail.clone(), y.tail.clone()));
                 work.push((x.head.clone(), y.head.clone()));
@@ -478,7 +509,7 @@ pub(crate) fn show_exception(e: &ExnValue, names: &[String]) -> String {
         .iter()
         .map(|a| match a {
             Value::Int(i) => i.to_string(),
-            Value::Str(s) => format!("{s:?}"),
+            Value::Str(s) => format!("{:?}", String::from_utf8_lossy(&s.to_vec())),
             _ => "_".to_string(),
         })
         .collect();

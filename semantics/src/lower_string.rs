@@ -1,0 +1,177 @@
+//! Compiling the string and `bytes` primitives into closures (see [`crate::lower`]): what
+//! ocamlopt 4.13 emits for each external of string.ml, bytes.ml and stdlib.ml. The Stdlib
+//! functions written in OCaml around them (`^`, `Bytes.make`, `Bytes.copy`, `String.sub`, …)
+//! are in [`crate::prelude`] and counted as code.
+
+use crate::ast::Pos;
+use crate::catalogue::Counter;
+use crate::heap::{Born, MAX_YOUNG_WOSIZE};
+use crate::ir::StrOp;
+use crate::lower::{ev, Ev, Lower, Operand};
+use crate::machine::{Machine, Thrown};
+use crate::types::EXN_INVALID_ARGUMENT;
+use crate::value::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Bytes per word: the unit `BytesCopyWord` counts (memmove and memset move words).
+const WORD_BYTES: usize = 8;
+
+/// The string block of a value (the type checker guarantees it is one).
+#[inline]
+fn string(v: &Value) -> &StrBlock {
+    match v {
+        Value::Str(s) => s,
+        other => unreachable!("expected a string, got {other:?}"),
+    }
+}
+
+#[cold]
+fn invalid_argument(m: &mut Machine<'_>, message: &str, pos: Pos) -> Thrown {
+    let msg = StrBlock::constant(message);
+    m.raise(EXN_INVALID_ARGUMENT, vec![msg], pos)
+}
+
+/// Whether bytes `ofs .. ofs + len` lie in a string of `size` bytes.
+fn in_range(ofs: i64, len: i64, size: usize) -> bool {
+    ofs >= 0
+        && len >= 0
+        && ofs
+            .checked_add(len)
+            .is_some_and(|end| end as u64 <= size as u64)
+}
+
+/// Words moved by a memmove or memset of `len` bytes.
+fn words_of(len: i64) -> usize {
+    (len as usize).div_ceil(WORD_BYTES)
+}
+
+impl Lower {
+    /// A string or `bytes` primitive; its operands are the external's arguments, evaluated
+    /// right to left as ocamlopt does.
+    pub(crate) fn string_op(&self, op: StrOp, args: Vec<Operand>, pos: Pos) -> Ev {
+        let mut args = args.into_iter();
+        let mut take = || args.next().expect("the primitive's arity");
+        match op {
+            StrOp::Length => {
+                let s = take();
+                ev(move |m| {
+                    let s = s.get(m)?;
+                    m.count(Counter::StringLength);
+                    let n = string(&s).bytes.borrow().len();
+                    Ok(Value::Int(n as i64))
+                })
+            }
+            StrOp::Get { checked } => {
+                let (s, i) = (take(), take());
+                // `unsafe_get` is the byte load alone, as a field read. An index out of
+                // bounds raises even then: native code would read the heap beyond.
+                let counter = if checked {
+                    Counter::StringGet
+                } else {
+                    Counter::TupleMatch
+                };
+                ev(move |m| {
+                    let i = i.int(m)?;
+                    let s = s.get(m)?;
+                    m.count(counter);
+                    let byte = string(&s).bytes.borrow().get(i as usize).copied();
+                    match byte {
+                        Some(b) if i >= 0 => Ok(Value::Int(i64::from(b))),
+                        _ => Err(invalid_argument(m, "index out of bounds", pos)),
+                    }
+                })
+            }
+            StrOp::Set { checked } => {
+                let (s, i, c) = (take(), take(), take());
+                let counter = if checked {
+                    Counter::StringSet
+                } else {
+                    Counter::FieldSet
+                };
+                ev(move |m| {
+                    let c = c.int(m)?;
+                    let i = i.int(m)?;
+                    let s = s.get(m)?;
+                    m.count(counter);
+                    let mut bytes = string(&s).bytes.borrow_mut();
+                    match bytes.get_mut(i as usize) {
+                        Some(b) if i >= 0 => {
+                            *b = c as u8;
+                            Ok(UNIT)
+                        }
+                        _ => {
+                            drop(bytes);
+                            Err(invalid_argument(m, "index out of bounds", pos))
+                        }
+                    }
+                })
+            }
+            StrOp::Create => {
+                let n = take();
+                ev(move |m| {
+                    let n = n.int(m)?;
+                    m.count(Counter::BytesCreate);
+                    // Sys.max_string_length is far beyond any run; refuse what could not be
+                    // allocated here either.
+                    if !(0..1 << 40).contains(&n) {
+                        return Err(invalid_argument(m, "Bytes.create", pos));
+                    }
+                    // caml_alloc_string: a block of 1 + (n + 8) / 8 words (the empty string
+                    // too), in the minor heap up to Max_young_wosize words of body.
+                    let words = string_words(n as usize);
+                    let born = if words - 1 > u64::from(MAX_YOUNG_WOSIZE) {
+                        Born::major(words)
+                    } else {
+                        Born::new(words as u32)
+                    };
+                    Ok(Value::Str(Rc::new(StrBlock {
+                        bytes: RefCell::new(vec![0; n as usize].into_boxed_slice()),
+                        born,
+                    })))
+                })
+            }
+            StrOp::Fill => {
+                let (s, ofs, len, c) = (take(), take(), take(), take());
+                ev(move |m| {
+                    let c = c.int(m)?;
+                    let len = len.int(m)?;
+                    let ofs = ofs.int(m)?;
+                    let s = s.get(m)?;
+                    m.count(Counter::BytesCopy);
+                    let mut bytes = string(&s).bytes.borrow_mut();
+                    if !in_range(ofs, len, bytes.len()) {
+                        drop(bytes);
+                        return Err(invalid_argument(m, "Bytes.unsafe_fill", pos));
+                    }
+                    m.count_n(Counter::BytesCopyWord, words_of(len));
+                    bytes[ofs as usize..(ofs + len) as usize].fill(c as u8);
+                    Ok(UNIT)
+                })
+            }
+            StrOp::Blit => {
+                let (src, src_ofs, dst, dst_ofs, len) = (take(), take(), take(), take(), take());
+                ev(move |m| {
+                    let len = len.int(m)?;
+                    let dst_ofs = dst_ofs.int(m)?;
+                    let dst = dst.get(m)?;
+                    let src_ofs = src_ofs.int(m)?;
+                    let src = src.get(m)?;
+                    m.count(Counter::BytesCopy);
+                    let (from, to) = (string(&src), string(&dst));
+                    let (src_len, dst_len) = (from.bytes.borrow().len(), to.bytes.borrow().len());
+                    if !in_range(src_ofs, len, src_len) || !in_range(dst_ofs, len, dst_len) {
+                        return Err(invalid_argument(m, "Bytes.unsafe_blit", pos));
+                    }
+                    m.count_n(Counter::BytesCopyWord, words_of(len));
+                    let (s, d, n) = (src_ofs as usize, dst_ofs as usize, len as usize);
+                    // The bytes moved are copied out first: source and destination may be
+                    // the same block (memmove).
+                    let moved = from.bytes.borrow()[s..s + n].to_vec();
+                    to.bytes.borrow_mut()[d..d + n].copy_from_slice(&moved);
+                    Ok(UNIT)
+                })
+            }
+        }
+    }
+}
