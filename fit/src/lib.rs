@@ -26,6 +26,12 @@
 //! `ScannedFrame`), predict with `with_gc = false`: the empty collection's share is then part
 //! of each allocating construct's cost.
 //!
+//! [`structure`] re-fits a model that has an instruction model as the *structured* model:
+//! ordinary constructs at one fitted cost per instruction times their instructions, the
+//! constructs of [`structured::PRICED_APART`] at constants of their own; the free fit is kept
+//! in [`CostModel::free`]. Fewer constants, each resting on the whole suite, predict programs
+//! outside it better (see [`structured`]).
+//!
 //! ## Methods
 //! All three fit the paper's *normalised* rows: each row of program j divided by S_j, the sum
 //! of that program's measured times, so that a multiplicative error weighs every program alike.
