@@ -112,6 +112,7 @@ pub use crate::model::{
     WORD_BYTES,
 };
 pub use crate::separability::{separability, Separability};
+pub use crate::structured::structure;
 
 use crate::design::Design;
 use crate::diagnostics::RankAnalysis;
@@ -127,6 +128,48 @@ pub fn fit(
     context: &FitContext,
     options: &FitOptions,
 ) -> Result<CostModel, FitError> {
+    let time = fit_time(observations, context, options)?;
+    let (memory_bytes, memory_fit) = memory::fit_memory(
+        &time.design,
+        &time.factorisation,
+        observations,
+        context.word_size_bytes,
+    )?;
+    let gc = gc::fit_gc(observations, context, options.confidence);
+    Ok(CostModel {
+        compiler: context.compiler.clone(),
+        machine: context.machine.clone(),
+        methods: time.methods,
+        memory_bytes,
+        memory_fit,
+        gc,
+        diagnostics: time.diagnostics,
+        bootstrap: BootstrapSettings {
+            resamples: options.bootstrap_resamples,
+            seed: options.seed,
+            confidence: options.confidence,
+        },
+        instructions: BTreeMap::new(),
+        time_model: TimeModel::Free,
+        free: None,
+    })
+}
+
+/// The time part of a fit: each method's constants with their intervals, and the diagnostics
+/// of the design they come from (kept for the memory fit, which shares its factorisation).
+pub(crate) struct TimeFit {
+    pub design: Design,
+    pub factorisation: FullFactorisation,
+    pub methods: BTreeMap<Method, MethodFit>,
+    pub diagnostics: Diagnostics,
+}
+
+/// Every method's time constants, bootstrap intervals and diagnostics, on `observations`.
+pub(crate) fn fit_time(
+    observations: &[Observation],
+    context: &FitContext,
+    options: &FitOptions,
+) -> Result<TimeFit, FitError> {
     input::validate(observations, context, options)?;
     let design = Design::build(observations)?;
     let factorisation = FullFactorisation::new(&design.scaled);
@@ -140,13 +183,6 @@ pub fn fit(
     }
 
     let full = methods::fit_full(&design, &factorisation, &options.methods)?;
-    let (memory_bytes, memory_fit) = memory::fit_memory(
-        &design,
-        &factorisation,
-        observations,
-        context.word_size_bytes,
-    )?;
-    let gc = gc::fit_gc(observations, context, options.confidence);
     let draws = bootstrap::run(
         &design,
         &options.methods,
@@ -225,80 +261,10 @@ pub fn fit(
         ));
     }
 
-    Ok(CostModel {
-        compiler: context.compiler.clone(),
-        machine: context.machine.clone(),
+    Ok(TimeFit {
+        design,
+        factorisation,
         methods: method_fits,
-        memory_bytes,
-        memory_fit,
-        gc,
         diagnostics,
-        bootstrap: BootstrapSettings {
-            resamples: options.bootstrap_resamples,
-            seed: options.seed,
-            confidence: options.confidence,
-        },
-        instructions: BTreeMap::new(),
-        time_model: TimeModel::Free,
-        free: None,
     })
-}
-
-/// Re-fits `model`'s time constants as the structured model (see [`structured`]): ordinary
-/// constructs at one cost per instruction times their instructions, from `model`'s
-/// instruction model (NNLS, else LS, else L1), the constructs of [`structured::PRICED_APART`]
-/// at constants of their own. The free fit moves to `model.free`; `model.methods` and
-/// `model.diagnostics` become the structured fit's. `observations` must be those `model` was
-/// fitted on. Returns `Ok(false)` and leaves `model` as it was when it has no instruction
-/// model; fails, leaving `model` as it was, when the structured fit does.
-pub fn structure(
-    model: &mut CostModel,
-    observations: &[Observation],
-    context: &FitContext,
-    options: &FitOptions,
-) -> Result<bool, FitError> {
-    let Some((instructions_method, instruction_fit)) = [Method::Nnls, Method::Ls, Method::L1]
-        .into_iter()
-        .find_map(|method| model.instructions.get(&method).map(|fit| (method, fit)))
-    else {
-        return Ok(false);
-    };
-    let per_occurrence: BTreeMap<String, f64> = instruction_fit
-        .time_ns
-        .iter()
-        .map(|(construct, estimate)| (construct.clone(), estimate.estimate.max(0.0)))
-        .collect();
-    let derived = structured::observations(observations, &per_occurrence);
-    let fitted = fit(&derived, context, options)?;
-    let ns_per_instruction = fitted
-        .methods
-        .iter()
-        .filter_map(|(method, fit)| {
-            fit.time_ns
-                .get(structured::INSTRUCTIONS)
-                .map(|alpha| (*method, *alpha))
-        })
-        .collect();
-    let priced_apart = fitted
-        .diagnostics
-        .vif
-        .keys()
-        .filter(|construct| construct.as_str() != structured::INSTRUCTIONS)
-        .cloned()
-        .collect();
-    let methods = fitted
-        .methods
-        .iter()
-        .map(|(method, fit)| (*method, structured::expand(fit, &per_occurrence)))
-        .collect();
-    model.free = Some(FreeFit {
-        methods: std::mem::replace(&mut model.methods, methods),
-        diagnostics: std::mem::replace(&mut model.diagnostics, fitted.diagnostics),
-    });
-    model.time_model = TimeModel::Structured {
-        ns_per_instruction,
-        priced_apart,
-        instructions_method,
-    };
-    Ok(true)
 }

@@ -21,8 +21,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::input::Observation;
-use crate::model::{ConstantEstimate, MethodFit};
+use crate::error::FitError;
+use crate::input::{FitContext, FitOptions, Method, Observation};
+use crate::model::{ConstantEstimate, CostModel, FreeFit, MethodFit, TimeModel};
 
 /// The column of the structured design that holds a point's instructions from ordinary
 /// constructs, and its cost: nanoseconds per instruction.
@@ -137,6 +138,64 @@ pub fn expand(structured: &MethodFit, instructions: &BTreeMap<String, f64>) -> M
         time_ns,
         ..structured.clone()
     }
+}
+
+/// Re-fits `model`'s time constants as the structured model: ordinary constructs at one cost
+/// per instruction times their instructions, from `model`'s instruction model (NNLS, else LS,
+/// else L1), the constructs of [`PRICED_APART`] at constants of their own. The free fit moves to
+/// `model.free`; `model.methods` and `model.diagnostics` become the structured fit's; memory
+/// and GC stay the free fit's, which they do not depend on. `observations` must be those
+/// `model` was fitted on. Returns `Ok(false)` and leaves `model` as it was when it has no
+/// instruction model; fails, leaving `model` as it was, when the structured fit does.
+pub fn structure(
+    model: &mut CostModel,
+    observations: &[Observation],
+    context: &FitContext,
+    options: &FitOptions,
+) -> Result<bool, FitError> {
+    let Some((instructions_method, instruction_fit)) = [Method::Nnls, Method::Ls, Method::L1]
+        .into_iter()
+        .find_map(|method| model.instructions.get(&method).map(|fit| (method, fit)))
+    else {
+        return Ok(false);
+    };
+    let per_occurrence: BTreeMap<String, f64> = instruction_fit
+        .time_ns
+        .iter()
+        .map(|(construct, estimate)| (construct.clone(), estimate.estimate.max(0.0)))
+        .collect();
+    let fitted = crate::fit_time(
+        &self::observations(observations, &per_occurrence),
+        context,
+        options,
+    )?;
+    let ns_per_instruction = fitted
+        .methods
+        .iter()
+        .filter_map(|(method, fit)| fit.time_ns.get(INSTRUCTIONS).map(|alpha| (*method, *alpha)))
+        .collect();
+    let priced_apart = fitted
+        .design
+        .constructs
+        .iter()
+        .filter(|construct| construct.as_str() != INSTRUCTIONS)
+        .cloned()
+        .collect();
+    let methods = fitted
+        .methods
+        .iter()
+        .map(|(method, fit)| (*method, expand(fit, &per_occurrence)))
+        .collect();
+    model.free = Some(FreeFit {
+        methods: std::mem::replace(&mut model.methods, methods),
+        diagnostics: std::mem::replace(&mut model.diagnostics, fitted.diagnostics),
+    });
+    model.time_model = TimeModel::Structured {
+        ns_per_instruction,
+        priced_apart,
+        instructions_method,
+    };
+    Ok(true)
 }
 
 #[cfg(test)]
