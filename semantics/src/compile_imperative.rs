@@ -229,31 +229,11 @@ impl Compiler<'_> {
                 self.imp(op, vec![arg(0), arg(1), arg(2)], pos)
             }
             Prim::ArrayMake => self.imp(ImpOp::ArrayMake, vec![arg(0), arg(1)], pos),
-            Prim::StringLength
-            | Prim::StringGet
-            | Prim::StringUnsafeGet
-            | Prim::BytesSet
-            | Prim::BytesUnsafeSet
-            | Prim::BytesCreate
-            | Prim::BytesFill
-            | Prim::BytesBlit => {
-                let op = match p {
-                    Prim::StringLength => StrOp::Length,
-                    Prim::StringGet => StrOp::Get { checked: true },
-                    Prim::StringUnsafeGet => StrOp::Get { checked: false },
-                    Prim::BytesSet => StrOp::Set { checked: true },
-                    Prim::BytesUnsafeSet => StrOp::Set { checked: false },
-                    Prim::BytesCreate => StrOp::Create,
-                    Prim::BytesFill => StrOp::Fill,
-                    _ => StrOp::Blit,
-                };
-                let arity = crate::prims::PRIMS
-                    .iter()
-                    .find(|i| i.prim == p)
-                    .map_or(0, |i| i.arity);
-                self.imp(ImpOp::Str(op), (0..arity).map(arg).collect(), pos)
-            }
-            other => unreachable!("{other:?} is not an imperative primitive"),
+            other => match other.string_op() {
+                // A string external's operands are its arguments, all of them, in order.
+                Some(op) => self.imp(ImpOp::Str(op), args, pos),
+                None => unreachable!("{other:?} is not an imperative primitive"),
+            },
         })
     }
 

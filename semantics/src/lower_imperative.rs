@@ -19,8 +19,10 @@ fn block(v: &Value) -> &MutBlock {
     }
 }
 
+/// Raises `Invalid_argument message` at `pos`, as the runtime's bounds checks and the Stdlib's
+/// argument checks do.
 #[cold]
-fn invalid_argument(
+pub(crate) fn invalid_argument(
     m: &mut Machine<'_>,
     message: &str,
     pos: crate::ast::Pos,

@@ -8,8 +8,7 @@ use crate::catalogue::Counter;
 use crate::heap::{Born, MAX_YOUNG_WOSIZE};
 use crate::ir::StrOp;
 use crate::lower::{ev, Ev, Lower, Operand};
-use crate::machine::{Machine, Thrown};
-use crate::types::EXN_INVALID_ARGUMENT;
+use crate::lower_imperative::invalid_argument;
 use crate::value::*;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -24,12 +23,6 @@ fn string(v: &Value) -> &StrBlock {
         Value::Str(s) => s,
         other => unreachable!("expected a string, got {other:?}"),
     }
-}
-
-#[cold]
-fn invalid_argument(m: &mut Machine<'_>, message: &str, pos: Pos) -> Thrown {
-    let msg = StrBlock::constant(message);
-    m.raise(EXN_INVALID_ARGUMENT, vec![msg], pos)
 }
 
 /// Whether bytes `ofs .. ofs + len` lie in a string of `size` bytes.

@@ -55,6 +55,24 @@ pub(crate) enum Prim {
     Identity,
 }
 
+impl Prim {
+    /// What a string or `bytes` external compiles to; `None` for every other primitive.
+    pub(crate) fn string_op(self) -> Option<crate::ir::StrOp> {
+        use crate::ir::StrOp;
+        Some(match self {
+            Prim::StringLength => StrOp::Length,
+            Prim::StringGet => StrOp::Get { checked: true },
+            Prim::StringUnsafeGet => StrOp::Get { checked: false },
+            Prim::BytesSet => StrOp::Set { checked: true },
+            Prim::BytesUnsafeSet => StrOp::Set { checked: false },
+            Prim::BytesCreate => StrOp::Create,
+            Prim::BytesFill => StrOp::Fill,
+            Prim::BytesBlit => StrOp::Blit,
+            _ => return None,
+        })
+    }
+}
+
 pub(crate) struct PrimInfo {
     pub name: &'static str,
     pub prim: Prim,
