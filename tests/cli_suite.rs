@@ -146,6 +146,66 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
         "{skipped:?}"
     );
     assert!(!validation["pairs"].as_array().unwrap().is_empty());
+    // The controls were timed in the training programs' rounds, not in a stage of their own:
+    // within each round, some control visit lies between two training visits, and the
+    // controls' directory holds their estimates but no samples log of its own.
+    let visits = std::fs::read_to_string(run.join("visits.jsonl")).unwrap();
+    let visits: Vec<(u64, bool)> = visits
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|v| {
+            let control = v["benchmark"].as_str().unwrap().starts_with("control:");
+            (v["round"].as_u64().unwrap(), control)
+        })
+        .collect();
+    let rounds: std::collections::BTreeSet<u64> = visits.iter().map(|(r, _)| *r).collect();
+    for round in rounds.iter().take(4) {
+        let kinds: Vec<bool> = visits
+            .iter()
+            .filter(|(r, _)| r == round)
+            .map(|(_, c)| *c)
+            .collect();
+        let first_control = kinds.iter().position(|c| *c);
+        let last_training = kinds.iter().rposition(|c| !*c);
+        assert!(
+            matches!((first_control, last_training), (Some(f), Some(l)) if f < l),
+            "round {round}: controls not interleaved with training ({kinds:?})"
+        );
+    }
+    let control_estimates = read(run.join("controls/4.13.1/estimates.json"));
+    let names: std::collections::BTreeSet<&str> = control_estimates
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["benchmark"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["sum", "sum_tr"].into(), "{control_estimates}");
+    assert!(!run.join("controls/4.13.1/samples.jsonl").exists());
+    // Validating the run again scores the same estimates: the same validation, nothing
+    // measured.
+    let visits_before = std::fs::read_to_string(run.join("visits.jsonl")).unwrap();
+    std::fs::rename(
+        run.join("validation.json"),
+        run.join("validation-first.json"),
+    )
+    .unwrap();
+    let out = mlcost(&["validate", "run1", "--resume"], ws.path());
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(read(run.join("validation.json")), validation);
+    assert!(!run.join("controls/4.13.1/samples.jsonl").exists());
+    assert_eq!(
+        std::fs::read_to_string(run.join("visits.jsonl")).unwrap(),
+        visits_before
+    );
+    let estimates = read(run.join("estimates.json"));
+    assert!(
+        estimates
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| !e["benchmark"].as_str().unwrap().starts_with("control:")),
+        "controls among the training estimates"
+    );
     // The memory model's real check: bytes per construct are exact integers learned from real runs.
     let model = read(run.join("model.json"));
     let bytes = &model["memory_bytes"];

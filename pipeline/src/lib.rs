@@ -15,6 +15,7 @@
 pub mod fit_stage;
 pub mod instructions_stage;
 pub mod instructions_validation;
+pub mod joint;
 pub mod observations;
 pub mod recorded;
 pub mod separability;

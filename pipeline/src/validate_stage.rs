@@ -55,22 +55,27 @@ pub fn validate_run(
         let name = setup.compiler.name.clone();
         let model: fit::CostModel = read_json(&dir.model_file(&name))?;
         let work_dir = dir.controls_work_dir(corpus, &name);
-        let v = validate(
-            &model,
-            &ValidateOptions {
-                controls: &controls,
-                work_dir: work_dir.path(),
-                compiler: &setup,
-                layouts: run.layouts,
-                sampling: sampling.clone(),
-                cpu: run.pinned_cpu,
-                resume: req.resume,
-                only: req.only.clone(),
-                max_sizes: req.max_sizes,
-                canary_reference,
-            },
-            progress.as_harness(),
-        )?;
+        let options = ValidateOptions {
+            controls: &controls,
+            work_dir: work_dir.path(),
+            compiler: &setup,
+            layouts: run.layouts,
+            sampling: sampling.clone(),
+            cpu: run.pinned_cpu,
+            resume: req.resume,
+            only: req.only.clone(),
+            max_sizes: req.max_sizes,
+            canary_reference,
+        };
+        let v = match measured_with_training(&work_dir, req) {
+            // The suite timed these controls with its training programs: score them again
+            // (after a re-fit, say) on those estimates rather than time them alone.
+            Some(estimates) => {
+                let prepared = validation::prepare_controls(&options, progress.as_harness())?;
+                validation::score_controls(&model, prepared, estimates?, Vec::new())?
+            }
+            None => validate(&model, &options, progress.as_harness())?,
+        };
         progress.finish();
         write_json(&dir.validation_file(corpus, &name), &v)?;
         if out.is_empty() {
@@ -79,4 +84,17 @@ pub fn validate_run(
         out.push((name, v));
     }
     Ok(out)
+}
+
+/// The estimates of controls a suite measured in its training rounds ([`crate::joint`]): only
+/// for the suite's own corpus, resumed, with the sizes the suite measured.
+fn measured_with_training(
+    work_dir: &RunDir,
+    req: &ValidateRequest,
+) -> Option<Result<Vec<harness::Estimate>>> {
+    let jointly = req.resume
+        && work_dir.estimates_file().is_file()
+        && !work_dir.samples_file().exists()
+        && req.only.is_empty();
+    jointly.then(|| Ok(read_json(&work_dir.estimates_file())?))
 }

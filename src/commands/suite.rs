@@ -10,7 +10,7 @@ use clap::Args;
 use harness::{measure_built, BenchPlan, Progress};
 use pipeline::{
     binaries_for, prepare_suite, recorded_compilers, recorded_sampling, require_run_dir, RunDir,
-    SuiteSettings, ValidateRequest,
+    SuiteSettings,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -126,11 +126,23 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         eprintln!("mlcost: not measured: {f}");
     }
 
+    // The controls are counted and built now, so that they are timed in the same rounds as
+    // the training programs (pipeline::joint).
+    let controls = pipeline::joint::prepare_controls(
+        &run_dir,
+        settings.controls.as_deref(),
+        settings.control_sizes,
+        &compilers,
+        layouts,
+        &mut progress,
+    )?;
+
     // measure
     let (programs, binaries) = binaries_for(&prepared.manifest, &run_dir, &names, layouts);
     if programs.is_empty() {
         bail!("no training program passed verification: nothing to measure");
     }
+    let (programs, binaries) = pipeline::joint::with_controls(programs, binaries, &controls);
     let plan = BenchPlan {
         programs,
         compilers: compilers.clone(),
@@ -146,19 +158,20 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     let measured = measure_built(&plan, &binaries, resume, &mut progress);
     progress.finish();
     let measured = measured?;
-    for failure in &measured.failures {
+    let split = pipeline::joint::split_and_save(&run_dir, measured.estimates, measured.failures)?;
+    for failure in &split.training_failures {
         eprintln!("mlcost: not measured: {failure}");
     }
     println!("Training programs (layout-averaged):");
-    print!("{}", reports::terminal::table(&measured.estimates));
+    print!("{}", reports::terminal::table(&split.training));
     if let Some(line) =
-        reports::terminal::machine_summary(measured.canary.as_ref(), &measured.estimates)
+        reports::terminal::machine_summary(measured.canary.as_ref(), &split.training)
     {
         println!("{line}");
     }
 
-    // instructions: after timing, never during it (valgrind may use both CPUs); --quick counts
-    // one layout, instructions barely depend on it.
+    // instructions, training and controls: after timing, never during it (valgrind may use
+    // both CPUs); --quick counts one layout, instructions barely depend on it.
     let instruction_layouts = if settings.quick {
         1
     } else {
@@ -170,7 +183,7 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         eprintln!("mlcost: instructions per run not counted (--no-instructions)");
         false
     } else {
-        super::instructions::count_and_print(&run_dir, instruction_layouts, false)?
+        super::instructions::count_and_print(&run_dir, instruction_layouts, true)?
     };
 
     // fit
@@ -179,23 +192,17 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         print_fit(&outcome);
     }
 
-    // validate
-    let validations = pipeline::validate_run(
-        &ValidateRequest {
-            run_dir: &run_dir,
-            controls: settings.controls.as_deref(),
-            main: true,
-            only: Vec::new(),
-            resume: true,
-            max_sizes: settings.control_sizes,
-        },
-        &mut progress,
+    // validate, on the controls measured above
+    let validations = pipeline::joint::validate_measured(
+        &run_dir,
+        controls,
+        &split.controls,
+        split.control_failures,
     )?;
     for (name, v) in &validations {
         print_validation(name, v);
     }
-    // the controls' instructions, now that validation has built and measured them
-    if counted && super::instructions::count_and_print(&run_dir, instruction_layouts, true)? {
+    if counted {
         super::instructions::validate_and_print(&run_dir, settings.controls.as_deref())?;
     }
 

@@ -12,13 +12,15 @@ use validation::Validation;
 pub struct ValidateArgs {
     /// A run directory with a fitted model (`mlcost suite`, or `mlcost fit`).
     pub run_dir: PathBuf,
-    /// Directory of control programs (default: the corpus built into mlcost).
+    /// Directory of control programs (default: the corpus the suite used, else the one built
+    /// into mlcost).
     #[arg(long)]
     pub controls: Option<PathBuf>,
     /// Only these control programs (repeatable).
     #[arg(long = "only", value_name = "NAME")]
     pub only: Vec<String>,
-    /// Reuse measurements an interrupted validation left.
+    /// Reuse measurements an interrupted validation left; for a suite's own controls, which
+    /// the suite timed with its training programs, score them again without measuring.
     #[arg(long)]
     pub resume: bool,
 }
@@ -32,10 +34,21 @@ pub fn print_validation(name: &str, v: &Validation) {
 
 pub fn run(args: ValidateArgs) -> Result<ExitCode> {
     let mut progress = BarProgress::new();
+    // Without --controls, a suite's run is validated on the corpus the suite used.
+    let suite_controls = if args.controls.is_none() {
+        let run = pipeline::RunDir::new(&args.run_dir);
+        run.suite_file()
+            .is_file()
+            .then(|| pipeline::SuiteSettings::load(&run))
+            .transpose()?
+            .and_then(|s| s.controls)
+    } else {
+        None
+    };
     let results = validate_run(
         &ValidateRequest {
             run_dir: &args.run_dir,
-            controls: args.controls.as_deref(),
+            controls: args.controls.as_deref().or(suite_controls.as_deref()),
             main: args.controls.is_none(),
             only: args.only.clone(),
             resume: args.resume,

@@ -9,7 +9,9 @@ use crate::score::{
     Summary,
 };
 use fit::{CostModel, Method};
-use harness::{measure_built, BenchError, BenchPlan, BenchProgram, Progress, SamplingConfig};
+use harness::{
+    measure_built, BenchError, BenchPlan, BenchProgram, Estimate, Progress, SamplingConfig,
+};
 use ocaml_runtime::{build_layout, BuiltBinary, CompilerSetup, RuntimeObjects};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -125,11 +127,55 @@ fn prepare_in_parallel<T: Send>(
         .collect()
 }
 
-pub fn validate(
-    model: &CostModel,
+/// A control ready to measure: its counts at every size and its binary in every layout.
+pub struct ReadyControl {
+    pub program: ControlProgram,
+    counts: Counts,
+    pub binaries: Vec<BuiltBinary>,
+}
+
+/// One compiler's controls, counted and built: what can be measured, and what was skipped
+/// (with the reason) before any measurement.
+pub struct PreparedControls {
+    pub compiler: String,
+    pub ready: Vec<ReadyControl>,
+    pub skipped: Vec<Skipped>,
+}
+
+impl PreparedControls {
+    /// The ready controls as the harness takes them.
+    pub fn bench_programs(&self) -> Vec<BenchProgram> {
+        self.ready
+            .iter()
+            .map(|r| BenchProgram {
+                name: r.program.name.clone(),
+                path: r.program.path.clone(),
+                sizes: r.program.sizes.clone(),
+            })
+            .collect()
+    }
+
+    /// `binaries[program][layout]` in the order of [`PreparedControls::bench_programs`].
+    pub fn binaries(&self) -> Vec<Vec<BuiltBinary>> {
+        self.ready.iter().map(|r| r.binaries.clone()).collect()
+    }
+
+    /// Drops a control before measurement (e.g. not built by every compiler of a run).
+    pub fn skip(&mut self, program: &str, reason: String) {
+        self.ready.retain(|r| r.program.name != program);
+        self.skipped.push(Skipped {
+            program: program.to_string(),
+            reason,
+        });
+    }
+}
+
+/// Discovers the controls of `options`, counts each with the interpreter and builds it in
+/// every layout under `options.work_dir` (on all CPUs: nothing may be timed meanwhile).
+pub fn prepare_controls(
     options: &ValidateOptions,
     progress: &mut dyn Progress,
-) -> Result<Validation, ValidationError> {
+) -> Result<PreparedControls, ValidationError> {
     let (mut programs, mut skipped) =
         discover(options.controls).map_err(ValidationError::Controls)?;
     if !options.only.is_empty() {
@@ -140,23 +186,13 @@ pub fn validate(
             p.sizes = spread_sizes(&p.sizes, k);
         }
     }
-    let work_dir = std::path::absolute(options.work_dir).map_err(|source| ValidationError::Io {
-        path: options.work_dir.to_path_buf(),
-        source,
-    })?;
+    let work_dir = absolute_work_dir(options)?;
     let options = &ValidateOptions {
         work_dir: &work_dir,
         only: options.only.clone(),
         sampling: options.sampling.clone(),
         ..*options
     };
-    let samples = rundir::RunDir::new(&work_dir).samples_file();
-    if !options.resume && samples.exists() {
-        return Err(ValidationError::Controls(format!(
-            "{} already holds measurements: resume to reuse them, or choose another directory",
-            samples.display()
-        )));
-    }
     progress.stage("count and build the control programs");
     let runtime = RuntimeObjects::prepare(
         &options.compiler.compiler,
@@ -171,25 +207,49 @@ pub fn validate(
     let mut ready = Vec::new();
     for (program, prepared) in programs.iter().zip(prepared) {
         match prepared {
-            Ok((counts, binaries)) => ready.push((program.clone(), counts, binaries)),
+            Ok((counts, binaries)) => ready.push(ReadyControl {
+                program: program.clone(),
+                counts,
+                binaries,
+            }),
             Err(reason) => skipped.push(Skipped {
                 program: program.name.clone(),
                 reason,
             }),
         }
     }
+    Ok(PreparedControls {
+        compiler: options.compiler.compiler.name.clone(),
+        ready,
+        skipped,
+    })
+}
 
-    // Measure; a program whose binary fails is dropped (the run goes on without it) and
-    // reported as skipped.
+fn absolute_work_dir(options: &ValidateOptions) -> Result<PathBuf, ValidationError> {
+    std::path::absolute(options.work_dir).map_err(|source| ValidationError::Io {
+        path: options.work_dir.to_path_buf(),
+        source,
+    })
+}
+
+/// Counts, builds and measures the controls of `options` on their own (in `work_dir`), then
+/// scores `model` on them.
+pub fn validate(
+    model: &CostModel,
+    options: &ValidateOptions,
+    progress: &mut dyn Progress,
+) -> Result<Validation, ValidationError> {
+    let work_dir = absolute_work_dir(options)?;
+    let samples = rundir::RunDir::new(&work_dir).samples_file();
+    if !options.resume && samples.exists() {
+        return Err(ValidationError::Controls(format!(
+            "{} already holds measurements: resume to reuse them, or choose another directory",
+            samples.display()
+        )));
+    }
+    let prepared = prepare_controls(options, progress)?;
     let plan = BenchPlan {
-        programs: ready
-            .iter()
-            .map(|(p, _, _)| BenchProgram {
-                name: p.name.clone(),
-                path: p.path.clone(),
-                sizes: p.sizes.clone(),
-            })
-            .collect(),
+        programs: prepared.bench_programs(),
         compilers: vec![options.compiler.clone()],
         layouts: options.layouts,
         sampling: options.sampling.clone(),
@@ -197,41 +257,71 @@ pub fn validate(
         out_dir: work_dir.clone(),
         canary_reference: options.canary_reference,
     };
-    let binaries = vec![ready.iter().map(|(_, _, b)| b.clone()).collect::<Vec<_>>()];
-    let outcome = measure_built(&plan, &binaries, true, progress)?;
-    for failure in outcome.failures {
-        let (program, reason) = match failure {
-            BenchError::Measure {
-                benchmark,
-                size,
-                source,
-                ..
-            } => (benchmark, format!("failed at size {size}: {source}")),
-            BenchError::DigestMismatch {
-                benchmark, size, ..
-            } => (
-                benchmark,
-                format!("its layouts disagree on the result at size {size}"),
-            ),
-            BenchError::TooFewSamples { benchmark, size } => (
-                benchmark,
-                format!("too few samples at size {size}: raise the quota"),
-            ),
-            other => return Err(other.into()),
-        };
-        ready.retain(|(p, _, _)| p.name != program);
-        if !skipped.iter().any(|s| s.program == program) {
-            skipped.push(Skipped { program, reason });
+    let outcome = measure_built(&plan, &[prepared.binaries()], true, progress)?;
+    let failures = outcome
+        .failures
+        .into_iter()
+        .map(skipped_by)
+        .collect::<Result<Vec<_>, _>>()?;
+    score_controls(model, prepared, outcome.estimates, failures)
+}
+
+/// A measurement's failure as the control it rules out, or the failure itself when it rules
+/// out the whole measurement (the samples could not be saved).
+pub fn skipped_by(failure: BenchError) -> Result<Skipped, BenchError> {
+    let (program, reason) = match failure {
+        BenchError::Measure {
+            benchmark,
+            size,
+            source,
+            ..
+        } => (benchmark, format!("failed at size {size}: {source}")),
+        BenchError::DigestMismatch {
+            benchmark, size, ..
+        } => (
+            benchmark,
+            format!("its layouts disagree on the result at size {size}"),
+        ),
+        BenchError::TooFewSamples { benchmark, size } => (
+            benchmark,
+            format!("too few samples at size {size}: raise the quota"),
+        ),
+        other => return Err(other),
+    };
+    Ok(Skipped { program, reason })
+}
+
+/// Scores `model` on controls measured elsewhere (`estimates`, with the controls the
+/// measurement's `failures` ruled out, see [`skipped_by`]): a control whose binary failed,
+/// whose layouts disagree or whose native result differs from the interpreter's is reported
+/// as skipped; the others are scored.
+pub fn score_controls(
+    model: &CostModel,
+    prepared: PreparedControls,
+    estimates: Vec<Estimate>,
+    failures: Vec<Skipped>,
+) -> Result<Validation, ValidationError> {
+    let PreparedControls {
+        compiler,
+        mut ready,
+        mut skipped,
+    } = prepared;
+    for failure in failures {
+        ready.retain(|r| r.program.name != failure.program);
+        if !skipped.iter().any(|s| s.program == failure.program) {
+            skipped.push(failure);
         }
     }
-    let estimates: Vec<_> = outcome
-        .estimates
+    let estimates: Vec<_> = estimates
         .into_iter()
-        .filter(|e| ready.iter().any(|(p, _, _)| p.name == e.benchmark))
+        .filter(|e| e.compiler == compiler && ready.iter().any(|r| r.program.name == e.benchmark))
         .collect();
 
     let mut points = Vec::new();
-    for (program, counts, _) in &ready {
+    for ReadyControl {
+        program, counts, ..
+    } in &ready
+    {
         let mine: Vec<_> = estimates
             .iter()
             .filter(|e| e.benchmark == program.name)
@@ -274,12 +364,12 @@ pub fn validate(
     }
     let results: Vec<PointResult> = points.iter().map(|p| score_point(model, p)).collect();
     let mut pair_members: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (program, _, _) in &ready {
-        if let Some(pair) = &program.pair {
+    for r in &ready {
+        if let Some(pair) = &r.program.pair {
             pair_members
                 .entry(pair.clone())
                 .or_default()
-                .push(program.name.clone());
+                .push(r.program.name.clone());
         }
     }
     let method = if model.methods.contains_key(&Method::Ls) {
@@ -288,7 +378,7 @@ pub fn validate(
         *model.methods.keys().next().unwrap_or(&Method::Ls)
     };
     Ok(Validation {
-        compiler: options.compiler.compiler.name.clone(),
+        compiler,
         summary: summarise(&results),
         pairs: compare_pairs(&results, &pair_members, method),
         programs: results,
