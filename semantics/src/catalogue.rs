@@ -55,7 +55,7 @@ catalogue! {
     BoolNot { "bool", "boolean negation", "once per evaluated `not e`" }
     BoolAnd { "bool", "short-circuit `&&`", "once per evaluated `e1 && e2`, whether or not `e2` runs" }
     BoolOr { "bool", "short-circuit `||`", "once per evaluated `e1 || e2`, whether or not `e2` runs" }
-    IntUMinus { "int", "integer negation", "once per `- e` on a non-literal (`-1` is a constant)" }
+    IntUMinus { "int", "integer negation", "once per `- e` on a non-literal (`-1` is a constant), and per `abs` of a negative int (ocamlopt inlines `stdlib.ml`'s `if x >= 0 then x else -x`)" }
     IntAdd { "int", "integer addition", "once per `+` (and `succ`)" }
     IntSub { "int", "integer subtraction", "once per `-` (and `pred`)" }
     IntMult { "int", "integer multiplication", "once per `*` neither of whose operands is an integer constant (see IntMultConst)" }
@@ -66,7 +66,7 @@ catalogue! {
     IntCondLT { "int", "`<` on an immediate type", "once per `<` at an immediate type" }
     IntCondLE { "int", "`<=` on an immediate type", "once per `<=` at an immediate type" }
     IntCondGT { "int", "`>` on an immediate type", "once per `>` at an immediate type" }
-    IntCondGE { "int", "`>=` on an immediate type", "once per `>=` at an immediate type" }
+    IntCondGE { "int", "`>=` on an immediate type", "once per `>=` at an immediate type, and per `abs` (its inlined test `x >= 0`)" }
     FloatUMinus { "float", "float negation", "once per `-. e` on a non-literal" }
     FloatAdd { "float", "float addition", "once per `+.`" }
     FloatSub { "float", "float subtraction", "once per `-.`" }

@@ -76,6 +76,7 @@ impl Compiler<'_> {
             Prim::IntOfFloat => Code::Op1(Op1::IntOfFloat, Box::new(arg(0))),
             Prim::Succ => Code::Op1(Op1::Succ, Box::new(arg(0))),
             Prim::Pred => Code::Op1(Op1::Pred, Box::new(arg(0))),
+            Prim::Abs => Code::Op1(Op1::Abs, Box::new(arg(0))),
             Prim::Raise => Code::Raise(Box::new(arg(0)), pos),
             // Stdlib's `failwith s = raise (Failure s)`, inlined across modules by ocamlopt.
             Prim::Failwith => {

@@ -44,6 +44,9 @@ pub(crate) enum Op1 {
     IntOfFloat,
     Succ,
     Pred,
+    /// `abs`, which ocamlopt inlines from `stdlib.ml`: a compare with 0 and a branch, and a
+    /// negation when negative.
+    Abs,
     Ignore,
 }
 
@@ -113,6 +116,7 @@ impl Op1 {
             Op1::IntOfFloat => Counter::IntOfFloat,
             Op1::Succ => Counter::IntAdd,
             Op1::Pred => Counter::IntSub,
+            Op1::Abs => Counter::IntCondGE,
             Op1::Ignore => return None,
         })
     }

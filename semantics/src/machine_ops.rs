@@ -137,6 +137,11 @@ impl Machine<'_> {
             Op1::IntOfFloat => Value::Int(wrap63(v.float() as i64)),
             Op1::Succ => Value::Int(wrap63(v.int().wrapping_add(1))),
             Op1::Pred => Value::Int(wrap63(v.int().wrapping_sub(1))),
+            Op1::Abs if v.int() < 0 => {
+                self.count(Counter::IntUMinus);
+                Value::Int(wrap63(v.int().wrapping_neg()))
+            }
+            Op1::Abs => v,
             Op1::Ignore => UNIT,
         }
     }

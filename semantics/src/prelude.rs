@@ -15,7 +15,7 @@ use crate::lexer::{Tok, Token};
 pub(crate) const FILE_NAME: &str = "<prelude>";
 
 /// The modules whose values `M.f` names: primitives and the prelude's functions.
-pub(crate) const MODULES: &[&str] = &["String", "Bytes", "Char"];
+pub(crate) const MODULES: &[&str] = &["String", "Bytes", "Char", "Sys"];
 
 /// The prelude's functions that native code always calls, never jumps to (see the source).
 pub(crate) const NEVER_TAIL: &[&str] = &["String.make", "String.copy", "String.sub"];
@@ -122,6 +122,13 @@ let __String_sub__ s ofs len =
 
 let __Char_chr__ n =
   if n < 0 || n > 255 then invalid_arg \"Char.chr\" else Char.unsafe_chr n
+
+(* sys.ml's `backend_type`: a `%backend_type` primitive, which ocamlopt compiles to the
+   constant `Native`. list.ml's `init` reads it (`rev_init_threshold`); its constructors
+   `Sys.Native`, … are spelled `Sys__Native`, … there (see `crate::stdlib_source`). *)
+type __sys_backend_type = Sys__Native | Sys__Bytecode | Sys__Other of string
+
+let __Sys_backend_type__ = Sys__Native
 ";
 
 /// The prelude's tokens; operator names and qualified names, which the subset cannot define,

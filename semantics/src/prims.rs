@@ -23,6 +23,7 @@ pub(crate) enum Prim {
     IntOfFloat,
     Succ,
     Pred,
+    Abs,
     MaxInt,
     MinInt,
     /// An infix operator used as a value: `( + )`, `( = )`, `( && )`.
@@ -169,6 +170,12 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
     PrimInfo {
         name: "succ",
         prim: Prim::Succ,
+        signature: "int -> int",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "abs",
+        prim: Prim::Abs,
         signature: "int -> int",
         arity: 1,
     },

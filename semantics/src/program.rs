@@ -312,11 +312,13 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
         let (module_file, module_toks) = crate::stdlib_source::needed_tokens(module, &wanted)?;
         let (mut module_items, next) = parse(&module_file, &module_toks, next_id)?;
         next_id = next;
-        crate::stdlib_source::qualify(module, &mut module_items);
-        origins.extend(vec![
-            (module_file, Some(module.to_string()));
-            module_items.len()
-        ]);
+        let origin = if crate::stdlib_source::unqualified(module) {
+            None
+        } else {
+            crate::stdlib_source::qualify(module, &mut module_items);
+            Some(module.to_string())
+        };
+        origins.extend(vec![(module_file, origin); module_items.len()]);
         items.extend(module_items);
     }
     let prelude_items = items.len();

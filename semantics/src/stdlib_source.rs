@@ -3,7 +3,8 @@
 //! `array.ml`) that `ocamlopt -where` names, the code native programs link, not with a summary
 //! written here that could drift from it. `array.ml`'s externals are the interpreter's
 //! primitives of the same qualified names (`Array.length`, `Array.unsafe_get`,
-//! `Array.create`, …), so no `external` phrase is ever taken.
+//! `Array.create`, …), so no `external` phrase is ever taken. `min` and `max`, called
+//! unqualified, come from `stdlib.ml` the same way, under their own names.
 //!
 //! **Phrases.** A module's source is tokenised whole (comments and the code commented out in
 //! them are skipped) and cut into phrases at every token in the first column; `and` in the
@@ -30,6 +31,22 @@ use std::sync::OnceLock;
 
 /// The Stdlib modules whose functions a program may call, and their source files.
 pub(crate) const MODULES: &[(&str, &str)] = &[("List", "list.ml"), ("Array", "array.ml")];
+
+/// The module of the values a program calls unqualified, and its source file.
+const PERVASIVES: (&str, &str) = ("Stdlib", "stdlib.ml");
+
+/// `stdlib.ml`'s functions written in OCaml that native code calls rather than inlines (at
+/// `-inline 0`, `min` and `max` are calls of `camlStdlib__min`/`max`, whose polymorphic
+/// comparison calls the runtime): a program naming one unqualified gets its definition, under
+/// its own name, before the program's code, which may shadow it. `abs`, which ocamlopt inlines,
+/// is a primitive ([`crate::prims`]).
+pub(crate) const PERVASIVE_FUNCTIONS: &[&str] = &["min", "max"];
+
+/// Whether `module`'s functions keep their own names (the Stdlib's unqualified values) rather
+/// than `module.f`.
+pub(crate) fn unqualified(module: &str) -> bool {
+    module == PERVASIVES.0
+}
 
 /// The directory of the Stdlib's sources: `MLCOST_OCAML_STDLIB`, else what `ocamlopt -where`
 /// prints, else Debian's `/usr/lib/ocaml`.
@@ -68,7 +85,26 @@ pub(crate) fn mentioned(toks: &[Token]) -> Vec<(&'static str, BTreeSet<String>)>
                 .collect();
             (!names.is_empty()).then_some((module, names))
         })
+        .chain(pervasives_mentioned(toks))
         .collect()
+}
+
+/// The [`PERVASIVE_FUNCTIONS`] that `toks` mention unqualified.
+fn pervasives_mentioned(toks: &[Token]) -> Option<(&'static str, BTreeSet<String>)> {
+    let names: BTreeSet<String> = toks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| match &t.tok {
+            Tok::Ident(f)
+                if PERVASIVE_FUNCTIONS.contains(&f.as_str())
+                    && !(i > 0 && matches!(&toks[i - 1].tok, Tok::Op(dot) if dot == ".")) =>
+            {
+                Some(f.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    (!names.is_empty()).then_some((PERVASIVES.0, names))
 }
 
 /// One top-level phrase of a module's source: its tokens and the names it defines.
@@ -126,6 +162,7 @@ pub(crate) fn needed_tokens(
 ) -> Result<(String, Vec<Token>), SemanticsError> {
     let file_name = MODULES
         .iter()
+        .chain([&PERVASIVES])
         .find(|(m, _)| *m == module)
         .map(|(_, f)| *f)
         .ok_or_else(|| SemanticsError::Internal {
@@ -138,11 +175,12 @@ pub(crate) fn needed_tokens(
         path: format!("{shown} (the Stdlib source `{module}.…` is counted from; install ocaml-nox or set MLCOST_OCAML_STDLIB)"),
         source,
     })?;
-    let toks = crate::lexer::tokenize(&source).map_err(|e| SemanticsError::Syntax {
+    let toks = crate::lexer::tokenize_library(&source).map_err(|e| SemanticsError::Syntax {
         file: shown.clone(),
         pos: e.pos,
         message: e.message,
     })?;
+    let toks = unqualify_constructors(toks);
     let phrases = phrases(&toks);
     // The last phrase before `before` that defines `name`.
     let definer = |name: &str, before: usize| {
@@ -187,6 +225,32 @@ pub(crate) fn needed_tokens(
         pos: crate::ast::Pos { line: 1, col: 1 },
     });
     Ok((shown, out))
+}
+
+/// `Sys.Native` as the prelude spells it, `Sys__Native`: the subset has no module paths to
+/// constructors, and the Stdlib's own code uses these (list.ml's `rev_init_threshold`).
+fn unqualify_constructors(toks: Vec<Token>) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        if let (Tok::Uident(m), Some(Tok::Op(dot)), Some(Tok::Uident(c))) = (
+            &toks[i].tok,
+            toks.get(i + 1).map(|t| &t.tok),
+            toks.get(i + 2).map(|t| &t.tok),
+        ) {
+            if m == "Sys" && dot == "." {
+                out.push(Token {
+                    tok: Tok::Uident(format!("{m}__{c}")),
+                    pos: toks[i].pos,
+                });
+                i += 3;
+                continue;
+            }
+        }
+        out.push(toks[i].clone());
+        i += 1;
+    }
+    out
 }
 
 /// Renames the top-level names `items` define to `module.name`.

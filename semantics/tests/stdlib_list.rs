@@ -230,8 +230,22 @@ fn list_functions_that_are_missing_or_unsupported_are_named() {
         err.contains("t.ml:2") && err.contains("List.no_such_function"),
         "{err}"
     );
-    // List.init decides its strategy on `Sys.backend_type`, outside the subset: the error
-    // points into the Stdlib's own source.
-    let err = load_error("let input n = n\nlet run n = List.init n (fun i -> i)");
-    assert!(err.contains("list.ml:") && err.contains("Sys"), "{err}");
+    // A module path the subset does not have, inside the Stdlib's own source: the error
+    // points into it.
+    let err = load_error("let input n = n\nlet run n = List.to_seq [n]");
+    assert!(err.contains("list.ml:") && err.contains("Seq"), "{err}");
+}
+
+#[test]
+fn list_init_reads_the_backend_type_as_native_code_does() {
+    // `List.init` builds with `init_aux` (non-tail, one call per element) up to
+    // `rev_init_threshold` = 10 000 elements, which `Sys.backend_type` = `Native` gives, and
+    // with `init_tailrec_aux` and `rev` beyond: above it the list is consed twice.
+    let source = "let input n = n\nlet run n = List.init n (fun i -> 2 * i)";
+    common::assert_agrees_with_native("list_init.ml", source, &[0, 3, 10_000, 10_001]);
+    let counts = |n: i64| common::count(source, n);
+    assert_eq!(counts(10_000)["Cons"], 10_000);
+    assert_eq!(counts(10_001)["Cons"], 2 * 10_001);
+    // init's test `len > rev_init_threshold` against the constant, then one test per step.
+    assert_eq!(counts(100)["IntCondGT"], 1);
 }

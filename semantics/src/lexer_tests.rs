@@ -1,0 +1,72 @@
+//! The lexer's unit tests.
+
+use super::*;
+
+fn toks(s: &str) -> Vec<Tok> {
+    tokenize(s).unwrap().into_iter().map(|t| t.tok).collect()
+}
+
+#[test]
+fn comments_nest_and_may_contain_strings() {
+    assert_eq!(
+        toks("a (* b (* c *) \"*)\" d *) e"),
+        vec![Tok::Ident("a".into()), Tok::Ident("e".into()), Tok::Eof]
+    );
+}
+
+#[test]
+fn attributes_are_dropped() {
+    let t = toks("let[@inline never] f x = x [@@inline] [@@@warning \"-8\"]");
+    assert_eq!(t[0], Tok::Kw(Kw::Let));
+    assert_eq!(t[1], Tok::Ident("f".into()));
+    assert_eq!(t.len(), 6);
+}
+
+#[test]
+fn character_literals_and_type_variables() {
+    assert_eq!(
+        toks("'a' 'a '\\n'"),
+        vec![
+            Tok::Char(b'a'),
+            Tok::TyVar("a".into()),
+            Tok::Char(b'\n'),
+            Tok::Eof
+        ]
+    );
+}
+
+#[test]
+fn numbers() {
+    assert_eq!(
+        toks("0x1F 1_000 1.5e3 2."),
+        vec![
+            Tok::Int(31),
+            Tok::Int(1000),
+            Tok::Float(1500.0),
+            Tok::Float(2.0),
+            Tok::Eof
+        ]
+    );
+    assert!(tokenize("12L").is_err());
+}
+
+#[test]
+fn operators_are_maximal_munch() {
+    assert_eq!(
+        toks("a::b|>c"),
+        vec![
+            Tok::Ident("a".into()),
+            Tok::Op("::".into()),
+            Tok::Ident("b".into()),
+            Tok::Op("|>".into()),
+            Tok::Ident("c".into()),
+            Tok::Eof
+        ]
+    );
+}
+
+#[test]
+fn positions_are_one_based_lines_and_columns() {
+    let t = tokenize("let\n  x").unwrap();
+    assert_eq!((t[1].pos.line, t[1].pos.col), (2, 3));
+}

@@ -1,0 +1,44 @@
+//! The Stdlib's unqualified values beyond the primitives: `min` and `max`, real calls whose
+//! definitions are read from the installed `stdlib.ml`, and `abs`, which ocamlopt inlines.
+
+mod common;
+
+const MIN_MAX_ABS: &str = "
+let rec go i n acc =
+  if i = n then acc
+  else go (i + 1) n (max acc (abs (i * 37 mod 101 - 50)) + min i 3)
+let input n = n
+let run n = go 0 n 0
+";
+
+#[test]
+fn min_max_and_abs_agree_with_native_code() {
+    common::assert_agrees_with_native("min_max_abs.ml", MIN_MAX_ABS, &[0, 1, 10, 1000]);
+}
+
+#[test]
+fn min_and_max_are_calls_with_a_polymorphic_compare_and_abs_is_inline() {
+    let n = 10;
+    let c = common::count(MIN_MAX_ABS, n);
+    // Per step: `max` and `min` are called (their results feed `+`, so not tail calls) and
+    // each compares polymorphically, as `stdlib.ml` defines them; `go` itself is a tail call.
+    assert_eq!(c["FunApp"], 2 * n as u64);
+    assert_eq!(c["PolyCompare"], 2 * n as u64);
+    assert_eq!(c["TailApp"], n as u64 + 1);
+    // `abs` is its inlined test, and a negation for the negative values: i * 37 mod 101 - 50
+    // for i = 0 … 9 is -50, -13, 24, -40, -3, 34, -30, 7, 44, -20: six negative.
+    assert_eq!(c["IntCondGE"], n as u64);
+    assert_eq!(c["IntUMinus"], 6);
+}
+
+#[test]
+fn a_program_s_own_min_shadows_the_stdlib_one() {
+    let own = "let min (a : int) b = if a < b then a else b\nlet input n = n\nlet run n = min n 3";
+    let c = common::count(own, 5);
+    // the program's `min` is at type int: an immediate compare, no runtime call
+    assert_eq!(c.get("PolyCompare"), None, "{c:?}");
+    assert_eq!(c["IntCondLT"], 1);
+    let stdlib = "let input n = n\nlet run n = min n 3";
+    let c = common::count(stdlib, 5);
+    assert_eq!(c["PolyCompare"], 1);
+}
