@@ -40,6 +40,7 @@ impl Checker {
             ("Match_failure", vec![match_args]),
             ("Stack_overflow", vec![]),
             ("Exit", vec![]),
+            ("Assert_failure", vec![match_args]),
         ] {
             self.add_exception(name, args);
         }

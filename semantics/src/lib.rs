@@ -29,7 +29,8 @@
 //! ## The language
 //! Top-level `let`, `let rec … and …`, `type` (variants with parameters, abbreviations),
 //! `exception`, and top-level expressions after `;;`. Expressions: `let … in`, `fun`,
-//! `function`, n-ary and partial application, `match` with nested patterns (constants, `_`,
+//! `function`, n-ary and partial application, `assert` (Translcore's `if e then () else raise
+//! (Assert_failure …)`; `assert false` is the raise), `match` with nested patterns (constants, `_`,
 //! variables, tuples, `[]`, `::`, list literals, constructors, `as`, or-patterns, `when`
 //! guards), `if`, `;`, tuples, lists, `begin … end`, `try … with`, type annotations; int, float
 //! and bool arithmetic and comparisons, `mod`, `land` `lor` `lxor` `lsl` `lsr` `asr`, `not`,

@@ -137,6 +137,12 @@ fn phrases(toks: &[Token]) -> Vec<Phrase> {
                 && phrase.toks[i].pos.col == 1
         };
         let mut defines = Vec::new();
+        // `exception Bottom of int`: array.ml's `sort` raises and catches it.
+        if let [first, second, ..] = &phrase.toks[..] {
+            if let (Tok::Kw(Kw::Exception), Tok::Uident(name)) = (&first.tok, &second.tok) {
+                defines.push(name.clone());
+            }
+        }
         for i in 0..phrase.toks.len() {
             if !starts_binding(i) {
                 continue;
@@ -201,7 +207,7 @@ pub(crate) fn needed_tokens(
             continue;
         }
         for t in &phrases[i].toks {
-            if let Tok::Ident(name) = &t.tok {
+            if let Tok::Ident(name) | Tok::Uident(name) = &t.tok {
                 if let Some(j) = definer(name, i) {
                     todo.push(j);
                 }

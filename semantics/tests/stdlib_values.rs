@@ -1,5 +1,6 @@
 //! The Stdlib's unqualified values beyond the primitives: `min` and `max`, real calls whose
-//! definitions are read from the installed `stdlib.ml`, and `abs`, which ocamlopt inlines.
+//! definitions are read from the installed `stdlib.ml`, and `abs`, which ocamlopt inlines; and
+//! `assert`, which the Stdlib's `Array.sort` uses.
 
 mod common;
 
@@ -41,4 +42,47 @@ fn a_program_s_own_min_shadows_the_stdlib_one() {
     let stdlib = "let input n = n\nlet run n = min n 3";
     let c = common::count(stdlib, 5);
     assert_eq!(c["PolyCompare"], 1);
+}
+
+const ASSERTS: &str = "
+let input n = n
+let rec go i n acc =
+  if i = n then acc
+  else begin
+    assert (acc >= 0);
+    go (i + 1) n (acc + (if i < n then i else assert false))
+  end
+let run n = go 0 n 0
+";
+
+#[test]
+fn assert_is_its_test_and_agrees_with_native_code() {
+    common::assert_agrees_with_native("asserts.ml", ASSERTS, &[0, 1, 50]);
+    let n = 20;
+    let c = common::count(ASSERTS, n);
+    // per step: `assert (acc >= 0)` is one test; `assert false` is never reached
+    assert_eq!(c["IntCondGE"], n as u64);
+    assert_eq!(c["IntCondLT"], n as u64);
+    assert_eq!(c.get("Raise"), None, "{c:?}");
+}
+
+#[test]
+fn a_failed_assertion_raises_assert_failure() {
+    let source = "let input n = n\nlet run n = assert (n < 3); n";
+    let program = semantics::Program::from_source("t.ml", source).unwrap();
+    assert!(program.count(2).is_ok());
+    let err = program
+        .count(5)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("Assert_failure"), "{err}");
+}
+
+#[test]
+fn array_sort_with_its_local_exception_and_assertions_agrees_with_native_code() {
+    // array.ml's heap sort raises and catches `Bottom` and asserts inside `trickleup`.
+    let source = "let input n = Array.init n (fun i -> (i * 7919) mod 1000)\n\
+                  let run a = let b = Array.map (fun x -> x) a in Array.sort compare b; b.(0) + b.(Array.length b / 2)";
+    common::assert_agrees_with_native("array_sort.ml", source, &[1, 7, 300]);
 }
