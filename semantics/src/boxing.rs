@@ -56,7 +56,7 @@ impl Boxing {
     fn fresh(&self, code: &Code) -> bool {
         match code {
             Code::Op2(node) => matches!(node.op, Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv),
-            Code::Op1(op, _) => matches!(op, Op1::FNeg | Op1::FloatOfInt),
+            Code::Op1(op, _) => matches!(op, Op1::FNeg | Op1::FloatOfInt | Op1::FSqrt | Op1::FAbs),
             Code::Local(slot) => self.unboxed.contains(slot),
             Code::Let(l) => self.fresh(&l.body),
             Code::LetRec(group) => self.fresh(&group.1),

@@ -67,7 +67,7 @@ catalogue! {
     IntCondLE { "int", "`<=` on an immediate type", "once per `<=` at an immediate type" }
     IntCondGT { "int", "`>` on an immediate type", "once per `>` at an immediate type" }
     IntCondGE { "int", "`>=` on an immediate type", "once per `>=` at an immediate type, and per `abs` (its inlined test `x >= 0`)" }
-    FloatUMinus { "float", "float negation", "once per `-. e` on a non-literal" }
+    FloatUMinus { "float", "float negation — and `abs_float`, the same single mask instruction (`andpd` where `-.` has `xorpd`)", "once per `-. e` on a non-literal and per `abs_float`" }
     FloatAdd { "float", "float addition", "once per `+.`" }
     FloatSub { "float", "float subtraction", "once per `-.`" }
     FloatMult { "float", "float multiplication", "once per `*.`" }
@@ -97,7 +97,7 @@ catalogue! {
         "once per `compare` at type float" }
     IntLand { "int", "bitwise and — one ALU instruction on tagged ints, unlike multiplication or division", "once per `land`" }
     IntLor { "int", "bitwise or", "once per `lor`" }
-    IntLxor { "int", "bitwise exclusive or (needs re-tagging, unlike land/lor)", "once per `lxor`" }
+    IntLxor { "int", "bitwise exclusive or (needs re-tagging, unlike land/lor)", "once per `lxor`, and per `lnot` (`stdlib.ml`'s `x lxor (-1)`, inlined: an `xor` and the re-tagging `or`)" }
     IntLsl { "int", "left shift — untag, shift, retag: costlier than land", "once per `lsl`" }
     IntLsr { "int", "logical right shift", "once per `lsr`" }
     IntAsr { "int", "arithmetic right shift", "once per `asr`" }
@@ -173,6 +173,8 @@ catalogue! {
         "once per `Bytes.unsafe_blit`, `Bytes.unsafe_blit_string` or `Bytes.unsafe_fill` evaluated — the Stdlib calls them twice in `s1 ^ s2`, once in `Bytes.make`, `Bytes.copy`, `Bytes.sub`" }
     BytesCopyWord { "strings", "eight bytes moved or filled by `memmove` / `memset` inside BytesCopy — the part of `^`, `String.make` or `Bytes.copy` that grows with the length",
         "⌈len / 8⌉ per BytesCopy of `len` bytes" }
+    FloatSqrt { "float", "`sqrt x` — ocamlopt's amd64 back end turns the C `sqrt` into an inline `sqrtsd` (after an `xorpd` that breaks a false dependency), no call; a long-latency divide-unit operation like FloatDiv, whose time its two instructions do not tell",
+        "once per `sqrt` applied" }
 }
 
 /// Every construct, in a fixed order (the paper's first, then the additions).

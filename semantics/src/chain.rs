@@ -57,7 +57,8 @@ fn op1_cycles(op: Op1) -> Option<u32> {
     Some(match op {
         Op1::Not | Op1::Neg | Op1::FNeg | Op1::Succ | Op1::Pred => 1,
         // The compare and the branch are predicted; the negation is on the chain.
-        Op1::Abs => 1,
+        Op1::Abs | Op1::FAbs | Op1::Lnot => 1,
+        Op1::FSqrt => 13,
         Op1::Fst | Op1::Snd => LOAD,
         Op1::FloatOfInt | Op1::IntOfFloat => 4,
         Op1::Ignore => return None,

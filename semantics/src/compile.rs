@@ -233,6 +233,9 @@ impl<'a> Compiler<'a> {
             Bound::Prim(Prim::MinInt) => {
                 return Ok(Out::Const(StaticValue::Imm(crate::value::MIN_INT)))
             }
+            Bound::Prim(Prim::FloatConstant(c)) => {
+                return Ok(Out::Const(StaticValue::Float(c.value())))
+            }
             Bound::Prim(p) => Code::ClosedFun(self.prim_function(name, p, e)?),
         }))
     }

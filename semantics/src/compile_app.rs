@@ -77,6 +77,9 @@ impl Compiler<'_> {
             Prim::Succ => Code::Op1(Op1::Succ, Box::new(arg(0))),
             Prim::Pred => Code::Op1(Op1::Pred, Box::new(arg(0))),
             Prim::Abs => Code::Op1(Op1::Abs, Box::new(arg(0))),
+            Prim::Sqrt => Code::Op1(Op1::FSqrt, Box::new(arg(0))),
+            Prim::AbsFloat => Code::Op1(Op1::FAbs, Box::new(arg(0))),
+            Prim::Lnot => Code::Op1(Op1::Lnot, Box::new(arg(0))),
             Prim::Raise => Code::Raise(Box::new(arg(0)), pos),
             // Stdlib's `failwith s = raise (Failure s)`, inlined across modules by ocamlopt.
             Prim::Failwith => {
@@ -103,7 +106,9 @@ impl Compiler<'_> {
                 let (a, b) = (arg(0), arg(1));
                 self.binop(op, class, a, b, pos)
             }
-            Prim::MaxInt | Prim::MinInt => unreachable!("constants are not applied"),
+            Prim::MaxInt | Prim::MinInt | Prim::FloatConstant(_) => {
+                unreachable!("constants are not applied")
+            }
             Prim::Ref
             | Prim::Deref
             | Prim::Assign

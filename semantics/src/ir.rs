@@ -47,6 +47,12 @@ pub(crate) enum Op1 {
     /// `abs`, which ocamlopt inlines from `stdlib.ml`: a compare with 0 and a branch, and a
     /// negation when negative.
     Abs,
+    /// `sqrt`: ocamlopt's amd64 back end emits `sqrtsd` inline for the C `sqrt`.
+    FSqrt,
+    /// `abs_float`: `andpd` with the sign mask, the shape of `-.`'s `xorpd`.
+    FAbs,
+    /// `lnot`, inlined from `stdlib.ml` (`x lxor (-1)`).
+    Lnot,
     Ignore,
 }
 
@@ -117,6 +123,9 @@ impl Op1 {
             Op1::Succ => Counter::IntAdd,
             Op1::Pred => Counter::IntSub,
             Op1::Abs => Counter::IntCondGE,
+            Op1::FSqrt => Counter::FloatSqrt,
+            Op1::FAbs => Counter::FloatUMinus,
+            Op1::Lnot => Counter::IntLxor,
             Op1::Ignore => return None,
         })
     }

@@ -142,6 +142,9 @@ impl Machine<'_> {
                 Value::Int(wrap63(v.int().wrapping_neg()))
             }
             Op1::Abs => v,
+            Op1::FSqrt => Value::of_float(v.float().sqrt()),
+            Op1::FAbs => Value::of_float(v.float().abs()),
+            Op1::Lnot => Value::Int(!v.int()),
             Op1::Ignore => UNIT,
         }
     }

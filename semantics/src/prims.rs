@@ -24,6 +24,12 @@ pub(crate) enum Prim {
     Succ,
     Pred,
     Abs,
+    Sqrt,
+    AbsFloat,
+    Lnot,
+    /// `infinity`, `neg_infinity`, `nan`, `max_float`, `min_float`, `epsilon_float`: boxed
+    /// float constants of `stdlib.ml`, read by native code from the Stdlib's module block.
+    FloatConstant(FloatConstant),
     MaxInt,
     MinInt,
     /// An infix operator used as a value: `( + )`, `( = )`, `( && )`.
@@ -54,6 +60,29 @@ pub(crate) enum Prim {
     BytesBlit,
     /// `%identity`-like externals (`Bytes.unsafe_to_string`, `Char.code`, …): no code at all.
     Identity,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FloatConstant {
+    Infinity,
+    NegInfinity,
+    Nan,
+    MaxFloat,
+    MinFloat,
+    EpsilonFloat,
+}
+
+impl FloatConstant {
+    pub(crate) fn value(self) -> f64 {
+        match self {
+            FloatConstant::Infinity => f64::INFINITY,
+            FloatConstant::NegInfinity => f64::NEG_INFINITY,
+            FloatConstant::Nan => f64::from_bits(0x7FF0_0000_0000_0001),
+            FloatConstant::MaxFloat => f64::MAX,
+            FloatConstant::MinFloat => f64::MIN_POSITIVE,
+            FloatConstant::EpsilonFloat => f64::EPSILON,
+        }
+    }
 }
 
 impl Prim {
@@ -180,10 +209,64 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
         arity: 1,
     },
     PrimInfo {
+        name: "sqrt",
+        prim: Prim::Sqrt,
+        signature: "float -> float",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "abs_float",
+        prim: Prim::AbsFloat,
+        signature: "float -> float",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "lnot",
+        prim: Prim::Lnot,
+        signature: "int -> int",
+        arity: 1,
+    },
+    PrimInfo {
         name: "pred",
         prim: Prim::Pred,
         signature: "int -> int",
         arity: 1,
+    },
+    PrimInfo {
+        name: "infinity",
+        prim: Prim::FloatConstant(FloatConstant::Infinity),
+        signature: "float",
+        arity: 0,
+    },
+    PrimInfo {
+        name: "neg_infinity",
+        prim: Prim::FloatConstant(FloatConstant::NegInfinity),
+        signature: "float",
+        arity: 0,
+    },
+    PrimInfo {
+        name: "nan",
+        prim: Prim::FloatConstant(FloatConstant::Nan),
+        signature: "float",
+        arity: 0,
+    },
+    PrimInfo {
+        name: "max_float",
+        prim: Prim::FloatConstant(FloatConstant::MaxFloat),
+        signature: "float",
+        arity: 0,
+    },
+    PrimInfo {
+        name: "min_float",
+        prim: Prim::FloatConstant(FloatConstant::MinFloat),
+        signature: "float",
+        arity: 0,
+    },
+    PrimInfo {
+        name: "epsilon_float",
+        prim: Prim::FloatConstant(FloatConstant::EpsilonFloat),
+        signature: "float",
+        arity: 0,
     },
     PrimInfo {
         name: "max_int",

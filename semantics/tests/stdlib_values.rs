@@ -1,6 +1,7 @@
 //! The Stdlib's unqualified values beyond the primitives: `min` and `max`, real calls whose
-//! definitions are read from the installed `stdlib.ml`, and `abs`, which ocamlopt inlines; and
-//! `assert`, which the Stdlib's `Array.sort` uses.
+//! definitions are read from the installed `stdlib.ml`; `abs`, `lnot`, `sqrt` and `abs_float`,
+//! which ocamlopt compiles inline; the float constants; and `assert`, which the Stdlib's
+//! `Array.sort` uses.
 
 mod common;
 
@@ -85,4 +86,36 @@ fn array_sort_with_its_local_exception_and_assertions_agrees_with_native_code() 
     let source = "let input n = Array.init n (fun i -> (i * 7919) mod 1000)\n\
                   let run a = let b = Array.map (fun x -> x) a in Array.sort compare b; b.(0) + b.(Array.length b / 2)";
     common::assert_agrees_with_native("array_sort.ml", source, &[1, 7, 300]);
+}
+
+const FLOAT_FUNCTIONS: &str = "
+let input n = n
+let rec go i n best acc =
+  if i = n then (best, acc, lnot n)
+  else
+    let x = float_of_int (i - 5) in
+    let best = if x > best then x else best in
+    go (i + 1) n best (acc +. sqrt (abs_float x))
+let run n = go 0 n neg_infinity (if infinity > max_float && epsilon_float > 0.0 then 0.0 else nan)
+";
+
+#[test]
+fn sqrt_abs_float_lnot_and_the_float_constants_agree_with_native_code() {
+    common::assert_agrees_with_native("float_functions.ml", FLOAT_FUNCTIONS, &[0, 1, 12]);
+}
+
+#[test]
+fn sqrt_and_abs_float_are_inline_operations() {
+    let n = 12;
+    let c = common::count(FLOAT_FUNCTIONS, n);
+    // per step: one `sqrt` (an inline sqrtsd), one `abs_float` (the sign mask, counted as
+    // `-.` is), one `float_of_int`; `lnot` once, at the end, as its inlined `lxor`
+    assert_eq!(c["FloatSqrt"], n as u64);
+    assert_eq!(c["FloatUMinus"], n as u64);
+    assert_eq!(c["FloatOfInt"], n as u64);
+    assert_eq!(c["IntLxor"], 1);
+    // the constants are floats like literals: `x > best` per step, and the two tests of the
+    // constants once, all float compares
+    assert_eq!(c["FloatCondGT"], n as u64 + 2);
+    assert_eq!(c.get("PolyCompare"), None, "{c:?}");
 }
