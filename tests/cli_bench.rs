@@ -176,3 +176,40 @@ fn bench_measures_in_rounds_of_visits_recorded_with_their_seed() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--rounds must be at least 1"));
 }
+
+#[test]
+fn count_checks_the_interpreter_against_the_native_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("tree.ml"),
+        "type t = Leaf | Node of t * int * t\n\
+         let rec insert x = function Leaf -> Node (Leaf, x, Leaf)\n\
+         | Node (l, y, r) as t -> if x < y then Node (insert x l, y, r) else if x > y then Node (l, y, insert x r) else t\n\
+         let rec sum = function Leaf -> 0 | Node (l, x, r) -> sum l + x + sum r\n\
+         let input n = List.init n (fun i -> (i * 7919) mod (n + 1))\n\
+         let run l = sum (List.fold_left (fun t x -> insert x t) Leaf l) + max 0 (List.length l)\n",
+    )
+    .unwrap();
+    let out = mlcost(
+        &["count", "tree.ml", "--size", "300", "--native", "--json"],
+        tmp.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let digest = json["digest"].as_str().unwrap();
+    assert!(
+        stderr.contains(&format!("native result digest agrees: {digest}")),
+        "{stderr}"
+    );
+    let out = mlcost(
+        &["count", "tree.ml", "--size", "-1", "--native"],
+        tmp.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -16,11 +16,32 @@ pub struct CountArgs {
     /// Print `{"size":…,"counts":{…},"digest":…}` instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Also build the program with ocamlopt, run it at this size and check that its result
+    /// digest is the interpreter's: that the counted program is the one a benchmark times.
+    #[arg(long)]
+    pub native: bool,
 }
 
 pub fn run(args: CountArgs) -> Result<ExitCode> {
     let program = semantics::Program::load(&args.program)?;
     let result = program.count(args.size)?;
+    if args.native {
+        let size = u64::try_from(args.size)
+            .map_err(|_| anyhow::anyhow!("--native needs a size of at least 0"))?;
+        let native = ocaml_runtime::native_digests(&args.program, &[size])
+            .map_err(|e| anyhow::anyhow!("{}: {e}", args.program.display()))?;
+        if native.first() != Some(&result.digest) {
+            eprintln!(
+                "mlcost: {} at size {}: the native result digest {} is not the interpreter's {}",
+                args.program.display(),
+                args.size,
+                native.first().map_or("(none)", String::as_str),
+                result.digest
+            );
+            return Ok(ExitCode::from(1));
+        }
+        eprintln!("native result digest agrees: {}", result.digest);
+    }
     if args.json {
         println!("{}", serde_json::to_string(&result)?);
         return Ok(ExitCode::SUCCESS);
