@@ -441,6 +441,19 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
         arity: 1,
     },
     PrimInfo {
+        name: "int_of_char",
+        prim: Prim::Identity,
+        signature: "char -> int",
+        arity: 1,
+    },
+    // `stdlib.ml`'s `char_of_int` (read from the sources) checks the range, then this.
+    PrimInfo {
+        name: "unsafe_char_of_int",
+        prim: Prim::Identity,
+        signature: "int -> char",
+        arity: 1,
+    },
+    PrimInfo {
         name: "Char.code",
         prim: Prim::Identity,
         signature: "char -> int",

@@ -37,10 +37,11 @@ const PERVASIVES: (&str, &str) = ("Stdlib", "stdlib.ml");
 
 /// `stdlib.ml`'s functions written in OCaml that native code calls rather than inlines (at
 /// `-inline 0`, `min` and `max` are calls of `camlStdlib__min`/`max`, whose polymorphic
-/// comparison calls the runtime): a program naming one unqualified gets its definition, under
-/// its own name, before the program's code, which may shadow it. `abs`, which ocamlopt inlines,
+/// comparison calls the runtime; `char_of_int` a call that checks the range): a program
+/// naming one unqualified gets its definition, under its own name, before the program's code,
+/// which may shadow it. `abs`, which ocamlopt inlines,
 /// is a primitive ([`crate::prims`]).
-pub(crate) const PERVASIVE_FUNCTIONS: &[&str] = &["min", "max"];
+pub(crate) const PERVASIVE_FUNCTIONS: &[&str] = &["min", "max", "char_of_int"];
 
 /// Whether `module`'s functions keep their own names (the Stdlib's unqualified values) rather
 /// than `module.f`.

@@ -1,5 +1,5 @@
 //! The Stdlib's unqualified values beyond the primitives: `min` and `max`, real calls whose
-//! definitions are read from the installed `stdlib.ml`; `abs`, `lnot`, `sqrt` and `abs_float`,
+//! definitions are read from the installed `stdlib.ml` (and `char_of_int`); `abs`, `lnot`, `sqrt` and `abs_float`,
 //! which ocamlopt compiles inline; the float constants; and `assert`, which the Stdlib's
 //! `Array.sort` uses.
 
@@ -118,4 +118,23 @@ fn sqrt_and_abs_float_are_inline_operations() {
     // constants once, all float compares
     assert_eq!(c["FloatCondGT"], n as u64 + 2);
     assert_eq!(c.get("PolyCompare"), None, "{c:?}");
+}
+
+#[test]
+fn char_of_int_is_the_stdlib_s_checked_call_and_int_of_char_is_free() {
+    let source = "let input n = n\n\
+                  let run n = int_of_char (char_of_int (n mod 256)) + int_of_char 'A'";
+    common::assert_agrees_with_native("chars.ml", source, &[0, 65, 300]);
+    let c = common::count(source, 70);
+    // one call of `char_of_int` (not in tail position), its two range tests
+    assert_eq!(c["FunApp"], 1);
+    assert_eq!(c["IntCondLT"], 1);
+    assert_eq!(c["IntCondGT"], 1);
+    let err = semantics::Program::from_source("t.ml", "let input n = n\nlet run n = char_of_int n")
+        .unwrap()
+        .count(256)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("char_of_int"), "{err}");
 }
