@@ -1,7 +1,7 @@
-//! The Stdlib's unqualified values beyond the primitives: `min` and `max`, real calls whose
-//! definitions are read from the installed `stdlib.ml` (and `char_of_int`); `abs`, `lnot`, `sqrt` and `abs_float`,
-//! which ocamlopt compiles inline; the float constants; and `assert`, which the Stdlib's
-//! `Array.sort` uses.
+//! The Stdlib's unqualified values beyond the primitives: `min`, `max` and `char_of_int`, real
+//! calls whose definitions are read from the installed `stdlib.ml`; `abs`, `lnot`, `sqrt` and
+//! `abs_float`, which ocamlopt compiles inline; the float constants; and `assert`, which the
+//! Stdlib's `Array.sort` uses.
 
 mod common;
 
