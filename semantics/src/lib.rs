@@ -223,6 +223,7 @@ mod parser_types;
 mod prelude;
 mod prims;
 mod program;
+mod remembered;
 mod return_stack;
 mod stdlib_source;
 mod table_jump;
