@@ -23,6 +23,7 @@
 //! never promoted.
 
 use crate::cache::{Touched, Touches};
+use crate::lower::FLOAT_BOX_WORDS;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 
@@ -43,6 +44,9 @@ struct Clock {
     /// Set while a store releases the value it overwrote: that value left the major block's
     /// field before any collection saw it there, so it dies by its own age.
     overwriting: Cell<bool>,
+    /// Birth of the float box allocated last, not yet recorded ([`NO_BOX`] if none): it dies
+    /// at the next allocation unless a cons cell takes it ([`Born::new_holding_box`]).
+    open_box: Cell<u64>,
     ages: RefCell<Vec<AgeBucket>>,
 }
 
@@ -82,6 +86,7 @@ const UNTRACKED: u64 = u64::MAX;
 const MAJOR: u64 = u64::MAX - 1;
 const SIZE_BITS: u32 = 16;
 const REMEMBERED: u64 = 1 << 63;
+const NO_BOX: u64 = u64::MAX;
 
 impl Born {
     /// Stamps a block of `words` words (header included) allocated now, and advances the
@@ -93,6 +98,7 @@ impl Born {
             if !clock.tracking.get() {
                 return Born(Cell::new(UNTRACKED), touched);
             }
+            close_box(clock);
             let birth = clock.words.get();
             clock.words.set(birth + u64::from(words));
             weigh_by_frames(clock, words);
@@ -101,6 +107,22 @@ impl Born {
                 touched,
             )
         })
+    }
+
+    /// A cons cell whose head is the float a call has just returned: the callee boxed it (the
+    /// box allocated last, nothing since), and the box lives as long as the cell holds it, so
+    /// the cell is stamped from the box's birth with the box's words added.
+    pub(crate) fn new_holding_box(words: u32) -> Born {
+        let open = CLOCK.with(|clock| clock.open_box.replace(NO_BOX));
+        let born = Born::new(words);
+        let stamp = born.0.get();
+        if open == NO_BOX || stamp >= MAJOR {
+            return born;
+        }
+        let size = (stamp & ((1 << SIZE_BITS) - 1)) + u64::from(FLOAT_BOX_WORDS);
+        born.0
+            .set(open << SIZE_BITS | size.min((1 << SIZE_BITS) - 1));
+        born
     }
 
     /// A read of the block (`words` of it): see [`Touched::read`].
@@ -172,12 +194,37 @@ pub(crate) fn release_overwritten(old: crate::value::Value) {
     });
 }
 
-/// Advances the clock by `words` for an allocation that dies at once (a float boxed to be
-/// passed to a call): allocated, never promoted.
+/// Allocates a float box (passed to a call or returned): it lives until the next allocation,
+/// unless a cons cell takes it first ([`Born::new_holding_box`]).
+#[inline]
+pub(crate) fn allocate_float_box() {
+    CLOCK.with(|clock| {
+        if clock.tracking.get() {
+            close_box(clock);
+            let birth = clock.words.get();
+            clock.words.set(birth + u64::from(FLOAT_BOX_WORDS));
+            weigh_by_frames(clock, FLOAT_BOX_WORDS);
+            clock.open_box.set(birth);
+        }
+    })
+}
+
+/// Records the open float box, if any, as dead now.
+#[inline]
+fn close_box(clock: &Clock) {
+    let birth = clock.open_box.replace(NO_BOX);
+    if birth != NO_BOX {
+        record(clock, u64::from(FLOAT_BOX_WORDS), clock.words.get() - birth);
+    }
+}
+
+/// Advances the clock by `words` for an allocation that dies at once (a closure, see the
+/// module doc; a float a generic array read boxes): allocated, never promoted.
 #[inline]
 pub(crate) fn allocate_short_lived(words: u32) {
     CLOCK.with(|clock| {
         if clock.tracking.get() {
+            close_box(clock);
             clock.words.set(clock.words.get() + u64::from(words));
             weigh_by_frames(clock, words);
             record(clock, u64::from(words), u64::from(words));
@@ -255,6 +302,7 @@ pub(crate) fn start() {
         FRAMES.with(|frames| frames.set(0));
         clock.frame_words.set(0);
         clock.remembered_words.set(0);
+        clock.open_box.set(NO_BOX);
         clock.ages.borrow_mut().clear();
     });
     crate::cache::start();
@@ -263,6 +311,7 @@ pub(crate) fn start() {
 /// Ends a run (after every block it built has been dropped) and returns what it allocated.
 pub(crate) fn finish() -> Allocation {
     CLOCK.with(|clock| {
+        close_box(clock);
         clock.tracking.set(false);
         let ages = std::mem::take(&mut *clock.ages.borrow_mut());
         Allocation {

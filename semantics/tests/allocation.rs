@@ -199,3 +199,22 @@ let run n = match pair n with (a, b) -> use_ a 100 + use_ b 100";
     let word_age: u64 = a.lifetimes.iter().map(|b| b.word_age).sum();
     assert_eq!(word_age, 10_485 + 18_585 + 909 + 2 * 45_450);
 }
+
+#[test]
+fn a_returned_float_put_into_a_list_lives_with_its_cell() {
+    // Per element: the argument of `half` boxed (2 words, dead when the next block is
+    // allocated: age 2), `half`'s result boxed by `half` (2 words) and taken by the cons cell
+    // (3 words), which lives to the end of the run. Element k (k = 0…n−1) is built from clock
+    // 7k: argument box 7k, result box 7k + 2, cell 7k + 4; all cells die at 7n.
+    let source = "
+let[@inline never] half (x : float) = x *. 0.5
+let rec build n acc = if n = 0 then acc else build (n - 1) (half (float_of_int n) :: acc)
+let input n = n
+let run n = match build n [] with [] -> 0 | _ -> 1";
+    let a = result(source, 10).allocation;
+    assert_eq!(a.words, 10 * 7);
+    // Cell and box together, 5 words from the box's birth: 5·Σ(70 − 7k − 2) = 5·365; the
+    // argument boxes 10·2·2. (Were the result box to die at once: 3·Σ(70 − 7k − 4) + 20·2.)
+    let word_age: u64 = a.lifetimes.iter().map(|b| b.word_age).sum();
+    assert_eq!(word_age, 5 * 365 + 40);
+}
