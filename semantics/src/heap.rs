@@ -23,6 +23,7 @@
 //! never promoted.
 
 use crate::cache::{Touched, Touches};
+use crate::lower::FLOAT_BOX_WORDS;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 
@@ -38,6 +39,14 @@ struct Clock {
     major_words: Cell<u64>,
     /// Σ words × live frames ([`FRAMES`]) over the minor heap's allocations of the run.
     frame_words: Cell<u64>,
+    /// Words of the blocks that died remembered (see [`crate::remembered`]): promoted whole.
+    remembered_words: Cell<u64>,
+    /// Set while a store releases the value it overwrote: that value left the major block's
+    /// field before any collection saw it there, so it dies by its own age.
+    overwriting: Cell<bool>,
+    /// Birth of the float box allocated last, not yet recorded ([`NO_BOX`] if none): it dies
+    /// at the next allocation unless a cons cell takes it ([`Born::new_holding_box`]).
+    open_box: Cell<u64>,
     ages: RefCell<Vec<AgeBucket>>,
 }
 
@@ -66,13 +75,18 @@ pub(crate) fn closure_code_words(arity: u32) -> u32 {
     }
 }
 
-/// Birth stamp of a block: allocation clock at birth (high 48 bits) and size in words (low
-/// 16); and its cache stamp.
+/// Birth stamp of a block: allocation clock at birth (bits 16 to 62), size in words (low 16)
+/// and the remembered flag (bit 63, see [`crate::remembered`]); and its cache stamp.
 #[derive(Debug)]
-pub(crate) struct Born(u64, Touched);
+pub(crate) struct Born(Cell<u64>, Touched);
 
 const UNTRACKED: u64 = u64::MAX;
+/// A block the run allocated directly in the major heap: never aged, and young values stored
+/// into it are remembered.
+const MAJOR: u64 = u64::MAX - 1;
 const SIZE_BITS: u32 = 16;
+const REMEMBERED: u64 = 1 << 63;
+const NO_BOX: u64 = u64::MAX;
 
 impl Born {
     /// Stamps a block of `words` words (header included) allocated now, and advances the
@@ -82,16 +96,33 @@ impl Born {
         let touched = Touched::allocated(words);
         CLOCK.with(|clock| {
             if !clock.tracking.get() {
-                return Born(UNTRACKED, touched);
+                return Born(Cell::new(UNTRACKED), touched);
             }
+            close_box(clock);
             let birth = clock.words.get();
             clock.words.set(birth + u64::from(words));
             weigh_by_frames(clock, words);
             Born(
-                birth << SIZE_BITS | u64::from(words.min((1 << SIZE_BITS) - 1)),
+                Cell::new(birth << SIZE_BITS | u64::from(words.min((1 << SIZE_BITS) - 1))),
                 touched,
             )
         })
+    }
+
+    /// A cons cell whose head is the float a call has just returned: the callee boxed it (the
+    /// box allocated last, nothing since), and the box lives as long as the cell holds it, so
+    /// the cell is stamped from the box's birth with the box's words added.
+    pub(crate) fn new_holding_box(words: u32) -> Born {
+        let open = CLOCK.with(|clock| clock.open_box.replace(NO_BOX));
+        let born = Born::new(words);
+        let stamp = born.0.get();
+        if open == NO_BOX || stamp >= MAJOR {
+            return born;
+        }
+        let size = (stamp & ((1 << SIZE_BITS) - 1)) + u64::from(FLOAT_BOX_WORDS);
+        born.0
+            .set(open << SIZE_BITS | size.min((1 << SIZE_BITS) - 1));
+        born
     }
 
     /// A read of the block (`words` of it): see [`Touched::read`].
@@ -102,7 +133,7 @@ impl Born {
 
     /// Static data and values built outside a run.
     pub(crate) const fn untracked() -> Born {
-        Born(UNTRACKED, Touched::for_static_data())
+        Born(Cell::new(UNTRACKED), Touched::for_static_data())
     }
 
     /// A block of `words` words (header included) allocated directly in the major heap:
@@ -114,18 +145,86 @@ impl Born {
             }
         });
         Born(
-            UNTRACKED,
+            Cell::new(MAJOR),
             Touched::allocated(words.min(u64::from(u32::MAX)) as u32),
         )
     }
+
+    /// Whether the run allocated the block directly in the major heap: a store of a young
+    /// block into it goes through the remembered set.
+    #[inline]
+    pub(crate) fn is_major_of_run(&self) -> bool {
+        self.0.get() == MAJOR
+    }
+
+    /// Whether the block is young and remembered: what is stored into it is reached from the
+    /// remembered set too.
+    #[inline]
+    pub(crate) fn is_remembered(&self) -> bool {
+        let stamp = self.0.get();
+        stamp < MAJOR && stamp & REMEMBERED != 0
+    }
+
+    /// Marks a young block as remembered; false when it is not young or was already marked.
+    pub(crate) fn remember(&self) -> bool {
+        let stamp = self.0.get();
+        if stamp >= MAJOR || stamp & REMEMBERED != 0 {
+            return false;
+        }
+        self.0.set(stamp | REMEMBERED);
+        true
+    }
+
+    /// Clears the remembered mark: the field that held the block now holds something else.
+    pub(crate) fn forget(&self) {
+        let stamp = self.0.get();
+        if stamp < MAJOR {
+            self.0.set(stamp & !REMEMBERED);
+        }
+    }
 }
 
-/// Advances the clock by `words` for an allocation that dies at once (a float boxed to be
-/// passed to a call): allocated, never promoted.
+/// Releases `old`, a value a store has just overwritten: blocks that die with it die by their
+/// own age, remembered or not (the overwrite took them out of the major block's field).
+pub(crate) fn release_overwritten(old: crate::value::Value) {
+    CLOCK.with(|clock| {
+        let outer = clock.overwriting.replace(true);
+        old.release();
+        clock.overwriting.set(outer);
+    });
+}
+
+/// Allocates a float box (passed to a call or returned): it lives until the next allocation,
+/// unless a cons cell takes it first ([`Born::new_holding_box`]).
+#[inline]
+pub(crate) fn allocate_float_box() {
+    CLOCK.with(|clock| {
+        if clock.tracking.get() {
+            close_box(clock);
+            let birth = clock.words.get();
+            clock.words.set(birth + u64::from(FLOAT_BOX_WORDS));
+            weigh_by_frames(clock, FLOAT_BOX_WORDS);
+            clock.open_box.set(birth);
+        }
+    })
+}
+
+/// Records the open float box, if any, as dead now.
+#[inline]
+fn close_box(clock: &Clock) {
+    let birth = clock.open_box.replace(NO_BOX);
+    if birth != NO_BOX {
+        record(clock, u64::from(FLOAT_BOX_WORDS), clock.words.get() - birth);
+    }
+}
+
+/// Advances the clock by `words` for an allocation that dies at once (a closure, see the
+/// module doc; a float a generic array read boxes): allocated, never promoted.
 #[inline]
 pub(crate) fn allocate_short_lived(words: u32) {
     CLOCK.with(|clock| {
         if clock.tracking.get() {
+            close_box(clock);
             clock.words.set(clock.words.get() + u64::from(words));
             weigh_by_frames(clock, words);
             record(clock, u64::from(words), u64::from(words));
@@ -159,13 +258,24 @@ pub(crate) fn frame_left() {
 impl Drop for Born {
     #[inline]
     fn drop(&mut self) {
-        if self.0 == UNTRACKED {
+        let stamp = self.0.get();
+        if stamp >= MAJOR {
             return;
         }
-        let (birth, words) = (self.0 >> SIZE_BITS, self.0 & ((1 << SIZE_BITS) - 1));
+        let birth = (stamp & !REMEMBERED) >> SIZE_BITS;
+        let words = stamp & ((1 << SIZE_BITS) - 1);
         // The thread's clock is gone only when the thread exits, and then nothing is counted.
         let _ = CLOCK.try_with(|clock| {
-            if clock.tracking.get() {
+            if !clock.tracking.get() {
+                return;
+            }
+            if stamp & REMEMBERED != 0 && !clock.overwriting.get() {
+                // Still in a major block's field: the next minor collection promotes it,
+                // whatever became of that block since.
+                clock
+                    .remembered_words
+                    .set(clock.remembered_words.get() + words);
+            } else {
                 record(clock, words, clock.words.get() - birth);
             }
         });
@@ -191,6 +301,8 @@ pub(crate) fn start() {
         clock.major_words.set(0);
         FRAMES.with(|frames| frames.set(0));
         clock.frame_words.set(0);
+        clock.remembered_words.set(0);
+        clock.open_box.set(NO_BOX);
         clock.ages.borrow_mut().clear();
     });
     crate::cache::start();
@@ -199,12 +311,14 @@ pub(crate) fn start() {
 /// Ends a run (after every block it built has been dropped) and returns what it allocated.
 pub(crate) fn finish() -> Allocation {
     CLOCK.with(|clock| {
+        close_box(clock);
         clock.tracking.set(false);
         let ages = std::mem::take(&mut *clock.ages.borrow_mut());
         Allocation {
             words: clock.words.get() + clock.major_words.get(),
             direct_major_words: clock.major_words.get(),
             frame_words: clock.frame_words.get(),
+            remembered_words: clock.remembered_words.get(),
             lifetimes: ages
                 .into_iter()
                 .enumerate()
@@ -249,7 +363,13 @@ pub struct Allocation {
     /// allocated: see [`Allocation::scanned_frames`].
     #[serde(default)]
     pub frame_words: u64,
-    /// How long the allocated words lived, by age in words allocated (power-of-two buckets).
+    /// Words of the blocks still in a major block's field when they died (stored there by
+    /// `caml_modify`, so in the remembered set): promoted whole by the next minor collection,
+    /// whatever their age. They are not in `lifetimes`.
+    #[serde(default)]
+    pub remembered_words: u64,
+    /// How long the other allocated words lived, by age in words allocated (power-of-two
+    /// buckets).
     pub lifetimes: Vec<LifetimeBucket>,
     /// The run's reads of blocks the cache may no longer hold.
     #[serde(default)]
@@ -292,21 +412,23 @@ fn parse_runtime_size(text: &str) -> Option<u64> {
 
 impl Allocation {
     /// Expected words promoted per run by a minor heap of `minor_heap_words`: `Σ w · min(a, H)
-    /// / H`. Exact when H is a power of two (bucket bounds fall on it); otherwise the bucket
-    /// that straddles H counts on the side of its mean age.
+    /// / H`, plus the remembered words. Exact when H is a power of two (bucket bounds fall on
+    /// it); otherwise the bucket that straddles H counts on the side of its mean age.
     pub fn promoted_words(&self, minor_heap_words: u64) -> f64 {
         let h = minor_heap_words.max(1) as f64;
-        self.lifetimes
-            .iter()
-            .map(|b| {
-                let mean_age = b.word_age as f64 / b.words.max(1) as f64;
-                if b.max_age < minor_heap_words || mean_age < h {
-                    b.word_age as f64 / h
-                } else {
-                    b.words as f64
-                }
-            })
-            .sum()
+        self.remembered_words as f64
+            + self
+                .lifetimes
+                .iter()
+                .map(|b| {
+                    let mean_age = b.word_age as f64 / b.words.max(1) as f64;
+                    if b.max_age < minor_heap_words || mean_age < h {
+                        b.word_age as f64 / h
+                    } else {
+                        b.words as f64
+                    }
+                })
+                .sum::<f64>()
     }
 
     /// Expected stack frames the minor collections of one run walk, for a minor heap of

@@ -151,13 +151,15 @@
 //!   `downto`) and `ForIter` per iteration; a `while` loop `WhileIter` per iteration, its
 //!   condition counted each time it runs.
 //! - **Allocation is counted, not fitted**: [`CountResult::allocation`] holds the exact words a
-//!   run allocates (ocamlopt's block layouts) and how long they live, from which
+//!   run allocates (ocamlopt's block layouts), how long they live, and the words a store into
+//!   an array allocated major put into the remembered set, from which
 //!   [`Allocation::promoted_words`] gives the expected promotion for any minor-heap size.
 //! - **Reads beyond the cache**: every block read records how many words were touched since
 //!   the block's last touch; `FarLoad` counts the expected misses of the machine's level-2
 //!   cache among reads that the prefetcher does not stream ([`cache`]).
 //! - **Evaluation order** is right to left for arguments, tuple fields and operands, as in
-//!   `ocamlopt`; it only matters for which exception escapes first.
+//!   `ocamlopt`; it matters for which exception escapes first, and for where a value is read
+//!   for the last time (so for how long it lives).
 //! - **The run.** `input size` and the top-level definitions are evaluated without counting;
 //!   `run x` is counted, plus one `Base`; the driver's call of `run` itself is in `Base`.
 //!
@@ -227,6 +229,7 @@ mod parser_types;
 mod prelude;
 mod prims;
 mod program;
+mod remembered;
 mod return_stack;
 mod stdlib_source;
 mod table_jump;

@@ -5,10 +5,10 @@
 //! the heap accounting ([`crate::heap`]) promote ten times what the runtime does.
 //!
 //! A backward pass over each function body: a read of a slot that no later evaluation reads
-//! becomes [`Code::TakeLocal`], which moves the value out of the frame. Operands whose
-//! evaluation order the pass does not rely on (the arguments of a call, the fields of a
-//! tuple, the operands of an operator) are treated as unordered: a read in one of them is
-//! the last only if no sibling reads the slot either. Alternatives (branches, match arms) are
+//! becomes [`Code::TakeLocal`], which moves the value out of the frame. Operands (the
+//! arguments of a call, the fields of a tuple, the operands of an operator) run in ocamlopt's
+//! order, right to left (a call's function last): a read in one of them is the last unless an
+//! operand that runs after it reads the slot too. Alternatives (branches, match arms) are
 //! joined: a slot that one branch reads and another does not stays until the frame ends in
 //! the other — a little longer than native code keeps it, never shorter.
 //!
@@ -17,7 +17,12 @@
 //! (`x :: xs -> … f x …` reads `field 0 l` where `f x` runs). The matched block therefore
 //! lives until that use, not until the match. Such a read counts as a read of the
 //! scrutinee's slot (`Pass::aliases`); this is what keeps `msort`'s and `qsort`'s input cells
-//! alive across their recursive calls, as in the native binary.
+//! alive across their recursive calls, as in the native binary. A block matched where it is
+//! computed (`match partition p t [] [] with (lo, hi) -> append (qsort lo) (p :: qsort hi)`)
+//! gets a slot of its own for this ([`Pass::bind_matched_block`]): the tuple, and with it
+//! `hi`, lives while `qsort hi` runs and dies at the read of `lo`. Against the runtime (a
+//! collection placed at 40 offsets of one run), the expected promoted words of `qsort` and
+//! `msort` at 1600 elements are the native ones within 0.2% (3430, 2467; before: 1742, 1727).
 //!
 //! The same pass knows what native code keeps across each call. OCaml's calling convention
 //! saves no register for the caller, so at a non-tail call every live slot, and every operand
@@ -33,7 +38,13 @@ type Live = HashSet<Slot>;
 /// Rewrites the last read of every slot in every function body.
 pub(crate) fn release_dead_slots(compiled: &mut Compiled) {
     for (fid, fun) in compiled.funs.iter_mut().enumerate() {
-        Pass::default().walk(&mut fun.body, &mut Live::new());
+        let mut pass = Pass {
+            next_slot: fun.frame_size,
+            first_bound_block: fun.frame_size,
+            ..Pass::default()
+        };
+        pass.walk(&mut fun.body, &mut Live::new());
+        fun.frame_size = pass.next_slot;
         fun.framed = needs_frame(&fun.body, fid as FunId);
     }
 }
@@ -106,9 +117,53 @@ struct Pass {
     /// Slots in the live set only because an operand evaluated earlier reads them: they are
     /// not needed across a call in a later operand.
     read_before: HashSet<Slot>,
+    /// The next free slot of the function's frame (see [`Pass::bind_matched_block`]).
+    next_slot: Slot,
+    /// The first slot [`Pass::bind_matched_block`] gave: the frame's size before the pass.
+    first_bound_block: Slot,
 }
 
 impl Pass {
+    /// Rewrites a match of a computed block whose pattern binds a field read once into
+    /// `let slot = value in <match on slot>` (see the module doc); returns whether it did.
+    fn bind_matched_block(&mut self, code: &mut Code) -> bool {
+        let once_read = |pat: &Pat, scope: Vec<&Code>| {
+            let reads = |f| scope.iter().map(|c| uses(c, f)).sum::<u32>();
+            field_slots(pat).into_iter().any(|f| reads(f) == 1)
+        };
+        let value = match code {
+            Code::Let(l) => match &l.binder {
+                Binder::Pattern { pat, .. }
+                    if !matches!(l.value, Code::Local(_)) && once_read(pat, vec![&l.body]) =>
+                {
+                    &mut l.value
+                }
+                _ => return false,
+            },
+            Code::Match(m)
+                if !matches!(m.scrutinee, Code::Local(_))
+                    && m.arms.iter().any(|arm| {
+                        once_read(&arm.pat, arm.guard.iter().chain([&arm.body]).collect())
+                    }) =>
+            {
+                &mut m.scrutinee
+            }
+            _ => return false,
+        };
+        let slot = self.next_slot;
+        self.next_slot += 1;
+        let value = std::mem::replace(value, Code::Local(slot));
+        let body = std::mem::replace(code, Code::Imm(0));
+        *code = Code::Let(Box::new(Let {
+            binder: Binder::Slot(slot),
+            value,
+            counter: None,
+            body,
+            float_var: false,
+        }));
+        true
+    }
+
     /// A read of `slot` that native code makes as a field read of another slot's block keeps
     /// that block alive; at the last such read the block's slot is released.
     fn read_through_alias(&mut self, slot: Slot, code: &mut Code, live: &mut Live) {
@@ -141,6 +196,9 @@ impl Pass {
 
     /// `live` holds the slots read after `code`; on return, the slots read from `code` on.
     fn walk(&mut self, code: &mut Code, live: &mut Live) {
+        if self.bind_matched_block(code) {
+            return self.walk(code, live);
+        }
         match code {
             Code::Local(slot) => {
                 let slot = *slot;
@@ -205,9 +263,10 @@ impl Pass {
             }
             Code::App(app) => {
                 if !app.tail {
+                    // A bound block's slot stands for its variables, counted already.
                     let kept = live
                         .iter()
-                        .filter(|s| !self.read_before.contains(s))
+                        .filter(|s| !self.read_before.contains(s) && **s < self.first_bound_block)
                         .count();
                     app.kept_live = kept as u32 + self.pending;
                 }
@@ -381,8 +440,11 @@ impl Pass {
         for (i, operand) in operands.into_iter().enumerate() {
             let mut operand_live = after.clone();
             for (j, other) in reads.iter().enumerate() {
-                if j != i {
+                if rank(j) > rank(i) {
                     operand_live.extend(other);
+                } else if let Some(slot) = own[j].filter(|_| j != i) {
+                    // A variable evaluated earlier: its value is held while this operand runs.
+                    operand_live.insert(slot);
                 }
             }
             // Spills (not releases, which stay on the safe side) follow the evaluation order: an

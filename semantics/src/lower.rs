@@ -251,12 +251,14 @@ impl Lower {
                 })
             }
             Code::BoxFloat(inner) => {
-                // Passed to a call or returned: the box dies young (see `heap`).
+                // Passed to a call or returned: the box dies young, unless a returned one goes
+                // into a list (see `heap`).
                 let inner = self.operand(*inner);
                 ev(move |m| {
                     m.count(Counter::FloatBox);
-                    crate::heap::allocate_short_lived(FLOAT_BOX_WORDS);
-                    inner.get(m)
+                    let v = inner.get(m);
+                    crate::heap::allocate_float_box();
+                    v
                 })
             }
             Code::If(b) => {

@@ -185,6 +185,7 @@ impl Lower {
             Code::Tuple(items) => self.block(0, Counter::TupleHead, Counter::TupleElem, items),
             Code::Cons(ht) => {
                 let (h, t) = *ht;
+                let head_is_call = matches!(h, Code::App(_));
                 let (heads, boxed) = self.fields(Box::new([h]));
                 let (h, t) = (heads.into_vec().remove(0), self.operand(t));
                 let words = CONS_WORDS + FLOAT_BOX_WORDS * boxed;
@@ -193,11 +194,12 @@ impl Lower {
                     m.count_n(Counter::FloatBox, boxed as usize);
                     let tail = t.get(m)?;
                     let head = h.get(m)?;
-                    Ok(Value::Cons(Rc::new(ConsCell {
-                        head,
-                        tail,
-                        born: Born::new(words),
-                    })))
+                    let born = if head_is_call && matches!(head, Value::Float(_)) {
+                        Born::new_holding_box(words)
+                    } else {
+                        Born::new(words)
+                    };
+                    Ok(Value::Cons(Rc::new(ConsCell { head, tail, born })))
                 })
             }
             Code::List(l) => {

@@ -151,9 +151,7 @@ impl Lower {
                     let v = v.get(m)?;
                     let r = r.get(m)?;
                     m.count(counter);
-                    let old =
-                        std::mem::replace(&mut block(&r).fields.borrow_mut()[index as usize], v);
-                    old.release();
+                    crate::remembered::store(block(&r), index as usize, v);
                     Ok(UNIT)
                 })
             }
@@ -234,7 +232,7 @@ impl Lower {
                     }
                     let b = block(&a);
                     let i = index(m, b, i, pos)?;
-                    std::mem::replace(&mut b.fields.borrow_mut()[i], v).release();
+                    crate::remembered::store(b, i, v);
                     Ok(UNIT)
                 })
             }

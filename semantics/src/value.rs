@@ -215,6 +215,19 @@ impl Value {
         }
     }
 
+    /// The birth stamp of the block the value points to (closures have none, see `heap`).
+    pub(crate) fn born(&self) -> Option<&Born> {
+        match self {
+            Value::Str(s) => Some(&s.born),
+            Value::Cons(c) => Some(&c.born),
+            Value::Block(b) => Some(&b.born),
+            Value::Partial(p) => Some(&p.born),
+            Value::Exn(e) => Some(&e.born),
+            Value::Mut(b) => Some(&b.born),
+            Value::Int(_) | Value::Float(_) | Value::Fun(_) => None,
+        }
+    }
+
     /// Drops the value, calling the drop glue only for a value that owns memory.
     #[inline(always)]
     pub(crate) fn release(self) {

@@ -173,3 +173,48 @@ let run n = loop 3 n 0";
     assert_eq!(r.counts.get("MajorWord"), None);
     assert_eq!(r.counts["ArrayMakeWord"], 3 * 256);
 }
+
+#[test]
+fn a_matched_call_result_lives_until_its_last_field_is_read() {
+    // `match pair n with (a, b) -> use_ a 100 + use_ b 100`: a and b are read once, so native
+    // code keeps the tuple and reads `field 0` / `field 1` of it where they are used. The
+    // operands of `+` run right to left: `use_ b` first, with the tuple (and so `a`) held;
+    // the tuple dies at the read of `a`, before `use_ a` runs.
+    // Clock, n = 10: b's cells 0→30, a's 30→60, the tuple 60→63; `use_ b` churns 100 cells
+    // (63→363, dead at once); b dies when `use_ b` returns (363), the tuple at the read of a
+    // (363); `use_ a` churns 363→663, and a dies at 663.
+    let source = "
+let rec build n acc = if n = 0 then acc else build (n - 1) (n :: acc)
+let[@inline never] pair n = (build n [], build n [])
+let rec len l = match l with [] -> 0 | _ :: t -> 1 + len t
+let[@inline never] churn k = build k []
+let[@inline never] use_ l k = ignore (churn k); len l
+let input n = n
+let run n = match pair n with (a, b) -> use_ a 100 + use_ b 100";
+    let a = result(source, 10).allocation;
+    assert_eq!(a.words, 30 + 30 + 3 + 300 + 300);
+    // Σ words × age: b's cells 3·Σ(363 − 3i) = 10 485; a's 3·Σ(633 − 3i) = 18 585; the tuple
+    // 3·303 = 909 (3·3 if it died at the match, 3·603 if it lived through `use_ a`); each
+    // churned list 3·Σ_{i<100}(300 − 3i) = 45 450.
+    let word_age: u64 = a.lifetimes.iter().map(|b| b.word_age).sum();
+    assert_eq!(word_age, 10_485 + 18_585 + 909 + 2 * 45_450);
+}
+
+#[test]
+fn a_returned_float_put_into_a_list_lives_with_its_cell() {
+    // Per element: the argument of `half` boxed (2 words, dead when the next block is
+    // allocated: age 2), `half`'s result boxed by `half` (2 words) and taken by the cons cell
+    // (3 words), which lives to the end of the run. Element k (k = 0…n−1) is built from clock
+    // 7k: argument box 7k, result box 7k + 2, cell 7k + 4; all cells die at 7n.
+    let source = "
+let[@inline never] half (x : float) = x *. 0.5
+let rec build n acc = if n = 0 then acc else build (n - 1) (half (float_of_int n) :: acc)
+let input n = n
+let run n = match build n [] with [] -> 0 | _ -> 1";
+    let a = result(source, 10).allocation;
+    assert_eq!(a.words, 10 * 7);
+    // Cell and box together, 5 words from the box's birth: 5·Σ(70 − 7k − 2) = 5·365; the
+    // argument boxes 10·2·2. (Were the result box to die at once: 3·Σ(70 − 7k − 4) + 20·2.)
+    let word_age: u64 = a.lifetimes.iter().map(|b| b.word_age).sum();
+    assert_eq!(word_age, 5 * 365 + 40);
+}
