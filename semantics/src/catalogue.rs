@@ -7,7 +7,7 @@
 //! the paper left as future work (user variants, exceptions, bit operations, polymorphic
 //! comparison), each with the reason it is a construct of its own; the last ones split what
 //! ocamlopt compiles differently — arithmetic by a constant, and the walk of a structural
-//! comparison; the string and `bytes` constructs close the list.
+//! comparison; the string and `bytes` constructs, then the self tail call, close the list.
 
 /// One construct whose cost the model learns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -41,7 +41,7 @@ catalogue! {
     FunApp { "calls", "a function call (not in tail position)",
         "once per saturated application not in tail position, whatever the number of arguments (native code calls an n-ary function directly); an over-application counts one FunApp for the saturated part, then applies the result; see PartialApp rules under FunDef" }
     TailApp { "calls", "a tail call (compiled as a jump)",
-        "once per saturated application in tail position (tagged by a pass before evaluation); also once when a partial application's closure forwards to the original function (caml_curry's jump)" }
+        "once per saturated application in tail position (tagged by a pass before evaluation), except a known function's call of itself, which is a loop (SelfTailApp); also once when a partial application's closure forwards to the original function (caml_curry's jump)" }
     FunDef { "calls", "allocation of a closure",
         "once per closure allocated at run time: a local `fun`/`function`/`let f x = …` that captures at least one variable, once per function of a `let rec` group that captures variables, and once per partial application; closed functions are static data in ocamlopt's output and count nothing" }
     Closure { "calls", "one captured variable stored in a closure",
@@ -173,6 +173,8 @@ catalogue! {
         "once per `Bytes.unsafe_blit`, `Bytes.unsafe_blit_string` or `Bytes.unsafe_fill` evaluated — the Stdlib calls them twice in `s1 ^ s2`, once in `Bytes.make`, `Bytes.copy`, `Bytes.sub`" }
     BytesCopyWord { "strings", "eight bytes moved or filled by `memmove` / `memset` inside BytesCopy — the part of `^`, `String.make` or `Bytes.copy` that grows with the length",
         "⌈len / 8⌉ per BytesCopy of `len` bytes" }
+    SelfTailApp { "calls", "a function's tail call of itself — ocamlopt 4.13 compiles it as a loop: the arguments are moved into the parameters' registers and a `jmp` goes back past the prologue to the head of the body, where the loop polls the minor heap's limit (a `cmp` and a `jbe`); 3 instructions when the arguments are computed in place. Separate from TailApp because a tail call of another function also leaves through the epilogue (an `add` to the stack pointer) to the callee's entry, which polls only if the callee loops, so the two differ in code, and list walks and counting loops, the commonest loops, are self tail calls",
+        "once per saturated tail call, counted as TailApp would be, of a known function (one bound by `let rec` or `let`, not a parameter or a data field) by itself — the code the call is made from is the callee's own; a tail call of a sibling of its `let rec` group, of a function value, or through a partial or over-application is TailApp" }
 }
 
 /// Every construct, in a fixed order (the paper's first, then the additions).

@@ -513,7 +513,7 @@ impl<'p> Machine<'p> {
                     if self.pending.kind == CalleeKind::None {
                         break Ok(v);
                     }
-                    match self.tail_call(argbase, &mut saved_env) {
+                    match self.tail_call(fid, argbase, &mut saved_env) {
                         Ok(next) => fid = next,
                         Err(result) => break result,
                     }
@@ -543,12 +543,13 @@ impl<'p> Machine<'p> {
         p.known = known;
     }
 
-    /// The pending tail call from the frame at `argbase`: moves the arguments into the frame
-    /// and either returns the function to loop into (`Ok`), or makes the call that cannot
-    /// loop (partial or over-application) and returns its result (`Err`).
+    /// The pending tail call of `running` from the frame at `argbase`: moves the arguments
+    /// into the frame and either returns the function to loop into (`Ok`), or makes the call
+    /// that cannot loop (partial or over-application) and returns its result (`Err`).
     #[inline(never)]
     fn tail_call(
         &mut self,
+        running: FunId,
         argbase: usize,
         saved_env: &mut Option<Rc<Vec<Value>>>,
     ) -> Result<FunId, R<Value>> {
@@ -571,7 +572,13 @@ impl<'p> Machine<'p> {
         };
         match next {
             Some(next) if self.prog.funs[next as usize].arity as usize == nargs => {
-                self.count(Counter::TailApp);
+                // ocamlopt turns a known function's saturated tail call of itself into a jump
+                // back to its loop head; any other tail call leaves through the epilogue.
+                self.count(if known && next == running {
+                    Counter::SelfTailApp
+                } else {
+                    Counter::TailApp
+                });
                 if !known && nargs >= 2 && matches!(callee, Callee::Value(_)) {
                     self.count(Counter::ApplyN);
                 }

@@ -90,3 +90,27 @@ let run n = loop n 0",
     assert_eq!(get(&c, "Frame"), 1 + 6);
     assert_eq!(get(&c, "FunApp"), 12);
 }
+
+#[test]
+fn only_a_known_function_tail_calling_itself_is_a_loop() {
+    // `down` jumps back to its own head n times (SelfTailApp); `run`'s call of it leaves
+    // `run` for another function (TailApp). `ping` and `pong` tail-call each other: neither
+    // call is from the callee's own code, so all n + 1 are TailApp, `run`'s included.
+    let own = counts(
+        "let rec down n acc = if n = 0 then acc else down (n - 1) (acc + 2)
+let input n = n
+let run n = down n 0",
+        7,
+    );
+    assert_eq!(get(&own, "SelfTailApp"), 7);
+    assert_eq!(get(&own, "TailApp"), 1);
+    let ring = counts(
+        "let rec ping n = if n = 0 then 0 else pong (n - 1)
+and pong n = if n = 0 then 1 else ping (n - 1)
+let input n = n
+let run n = ping n",
+        7,
+    );
+    assert_eq!(get(&ring, "SelfTailApp"), 0);
+    assert_eq!(get(&ring, "TailApp"), 8);
+}
