@@ -527,6 +527,7 @@ impl<'a> Compiler<'a> {
             body: code,
             pos,
             framed: false,
+            loop_polls: false,
         });
         Ok(())
     }

@@ -506,6 +506,8 @@ pub(crate) struct FunCode {
     pub pos: Pos,
     /// Native code gives the function a stack frame (see [`crate::liveness::needs_frame`]).
     pub framed: bool,
+    /// The head of the loop its self tail calls close polls (see [`crate::poll`]).
+    pub loop_polls: bool,
 }
 
 #[derive(Debug)]

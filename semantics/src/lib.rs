@@ -220,6 +220,7 @@ mod parser_expr;
 mod parser_imperative;
 mod parser_pat;
 mod parser_types;
+mod poll;
 mod prelude;
 mod prims;
 mod program;

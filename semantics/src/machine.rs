@@ -494,6 +494,9 @@ impl<'p> Machine<'p> {
             if f.framed && entered != Some(fid) {
                 self.count(Counter::Frame);
             }
+            if f.loop_polls {
+                self.count(Counter::LoopPoll);
+            }
             if f.framed != framed {
                 framed = f.framed;
                 if framed {

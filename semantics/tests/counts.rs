@@ -52,6 +52,8 @@ fn fapp_counts_are_closed_forms_of_n() {
             ("FunApp", 4 * n),
             ("SelfTailApp", n),
             ("TailApp", 1),
+            // fapp allocates nothing: its head polls on entry and at each jump back.
+            ("LoopPoll", n + 1),
         ]);
         assert_eq!(counts, want, "n = {n}");
     }
@@ -86,6 +88,7 @@ let run n = (sum_tr 0 n, sum n)";
         ("Base", 1),
         ("FunApp", n + 2), // both first calls (inside a tuple) and sum's n recursive calls
         ("SelfTailApp", n), // sum_tr's recursive calls: a loop
+        ("LoopPoll", n + 1), // that allocates nothing, so it polls on entry and per jump
         ("IntCondEq", 2 * n + 2),
         ("IntAdd", 2 * n),
         ("IntSub", 2 * n),
@@ -113,6 +116,7 @@ let run l = all_pos l";
         ("BoolAnd", k),
         ("SelfTailApp", k),
         ("TailApp", 1),
+        ("LoopPoll", k + 1), // the walk allocates nothing: entry and k jumps back poll
     ]);
     assert_eq!(count(source, k as i64), want);
 }
@@ -191,6 +195,7 @@ fn let_bound_functions_count_let_lambda_and_allocate_only_when_open() {
         ("Closure", 1),
         ("SelfTailApp", n), // the closure's code jumps back to its own head
         ("TailApp", 1),     // `loop n 0`, run's tail call
+        ("LoopPoll", n + 1), // the head's poll: on entry and at each jump back
         ("IntCondEq", n + 1),
         ("IntSub", n),
         ("IntAdd", n),
@@ -284,6 +289,7 @@ let run l = (mem 3 l, mem_int 3 l, [ 1 ] = [ 1 ], (1, 2) < (1, 3), 1.5 < 2.5, \"
         ("IntCondEq", 3 + 1),
         ("BoolOr", 6),
         ("SelfTailApp", 4), // `|| mem x l` on 1 and 2, in each function: loops
+        ("LoopPoll", 6),    // that allocate nothing: each entered once and jumped back twice
         ("FunApp", 2),
         ("FloatCondLT", 1),
         ("IntCompare", 1),
