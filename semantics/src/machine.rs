@@ -17,7 +17,6 @@ use crate::catalogue::{Counter, COUNTER_COUNT};
 use crate::heap::Born;
 use crate::ir::*;
 use crate::lower::{ExecItem, Executable};
-use crate::types::EXN_MATCH_FAILURE;
 use crate::value::*;
 use std::rc::Rc;
 
@@ -242,20 +241,6 @@ impl<'p> Machine<'p> {
             born: Born::untracked(),
         }));
         self.throw(Unwind::Exn { value, pos })
-    }
-
-    #[cold]
-    pub(crate) fn match_failure(&mut self, pos: Pos) -> Thrown {
-        let location = Value::Block(Rc::new(Block {
-            tag: 0,
-            fields: Box::new([
-                self.file.clone(),
-                Value::Int(i64::from(pos.line)),
-                Value::Int(i64::from(pos.col) - 1),
-            ]),
-            born: Born::untracked(),
-        }));
-        self.raise(EXN_MATCH_FAILURE, vec![location], pos)
     }
 
     /// Sets up the top-level frame (globals) at the bottom of the stack.
@@ -608,17 +593,5 @@ impl<'p> Machine<'p> {
                 v.release();
             }
         }
-    }
-
-    #[cold]
-    fn too_deep(&mut self, fid: FunId) -> Thrown {
-        let f = &self.prog.funs[fid as usize];
-        let message = format!(
-            "recursion too deep: nested non-tail calls (the last into `{}`) exhaust the interpreter's {} MiB stack",
-            f.name,
-            crate::worker::EVAL_STACK >> 20
-        );
-        let pos = f.pos;
-        self.throw(Unwind::Fatal { pos, message })
     }
 }

@@ -42,9 +42,7 @@ fn allocates_here(code: &Code) -> bool {
 }
 
 fn is_self_tail_call(app: &App, own: FunId) -> bool {
-    app.tail
-        && app.known
-        && matches!(app.func, Code::ClosedFun(f) | Code::Sibling(f) if f == own)
+    app.tail && app.known && matches!(app.func, Code::ClosedFun(f) | Code::Sibling(f) if f == own)
 }
 
 /// Runs `codes` one after the other, as operands are: each sees what the previous allocated.

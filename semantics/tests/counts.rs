@@ -193,8 +193,8 @@ fn let_bound_functions_count_let_lambda_and_allocate_only_when_open() {
         ("LetRec", 1),
         ("FunDef", 1),
         ("Closure", 1),
-        ("SelfTailApp", n), // the closure's code jumps back to its own head
-        ("TailApp", 1),     // `loop n 0`, run's tail call
+        ("SelfTailApp", n),  // the closure's code jumps back to its own head
+        ("TailApp", 1),      // `loop n 0`, run's tail call
         ("LoopPoll", n + 1), // the head's poll: on entry and at each jump back
         ("IntCondEq", n + 1),
         ("IntSub", n),

@@ -154,8 +154,8 @@ fn list_functions_count_as_expected() {
     assert_eq!(counts["Cons"], n);
     assert_eq!(counts["PatternMatch"], 8 + n + 1);
     assert_eq!(counts["FunApp"], 2); // mem and rev, called inside a tuple
-    // mem's 7 recursive calls and rev_append's n are loops; rev's call of rev_append is a
-    // tail call of another function.
+                                     // mem's 7 recursive calls and rev_append's n are loops; rev's call of rev_append is a
+                                     // tail call of another function.
     assert_eq!(counts["SelfTailApp"], 7 + n);
     assert_eq!(counts["TailApp"], 1);
 }
