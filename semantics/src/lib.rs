@@ -74,7 +74,10 @@
 //!   evaluated), `* (-1)` and `/ (-1)` count `IntUMinus`; `/ 0` and `mod 0` stay `IntDiv` and
 //!   `IntMod` and raise. A constant dividend over a variable divisor is `IntDiv`.
 //! - **Applications.** A saturated call of an n-ary function counts one `FunApp`, or one
-//!   `TailApp` in tail position (decided by a syntactic pass before evaluation). A *partial*
+//!   `TailApp` in tail position (decided by a syntactic pass before evaluation), or one
+//!   `SelfTailApp` when a known function tail-calls itself: a jump back to its head, where
+//!   the loop polls the minor heap's limit (`LoopPoll`, on entry and per jump) unless every
+//!   way round allocates (`poll.rs`). A *partial*
 //!   application allocates a closure holding the k arguments and the function: `FunDef` +
 //!   `Closure` × (k + 1), plus one `FunApp`/`TailApp` when the callee is not a known let-bound
 //!   function (native code then calls `caml_curryN`, which allocates it). Applying that
@@ -225,6 +228,7 @@ mod prelude;
 mod prims;
 mod program;
 mod return_stack;
+mod shared_checks;
 mod stdlib_source;
 mod table_jump;
 mod tail;
