@@ -93,6 +93,8 @@ pub(crate) struct Compiler<'a> {
     pub(crate) mut_vars: std::collections::HashSet<u32>,
     /// The Stdlib module whose code is being compiled (`None`: the program's own).
     pub(crate) module: Option<String>,
+    /// Element reads and checks that ocamlopt's CSE shares (see [`crate::shared_checks`]).
+    pub(crate) shared: HashMap<NodeId, crate::shared_checks::Shared>,
 }
 
 pub(crate) fn err<T>(pos: Pos, message: impl Into<String>) -> CResult<T> {
@@ -118,6 +120,7 @@ impl<'a> Compiler<'a> {
             next_binding: 0,
             mut_vars: Default::default(),
             module: None,
+            shared: HashMap::new(),
         };
         for p in prims::PRIMS {
             c.scope.push(ScopeEntry {
@@ -530,6 +533,7 @@ impl<'a> Compiler<'a> {
             body: code,
             pos,
             framed: false,
+            loop_polls: false,
         });
         Ok(())
     }

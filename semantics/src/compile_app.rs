@@ -154,6 +154,7 @@ impl Compiler<'_> {
             body,
             pos: e.pos,
             framed: false,
+            loop_polls: false,
         });
         self.prim_funs.insert((key, class), fid);
         Ok(fid)

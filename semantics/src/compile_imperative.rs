@@ -21,6 +21,7 @@ use crate::catalogue::Counter;
 use crate::compile::{all_const, err, Bound, CResult, Compiler, Out};
 use crate::ir::*;
 use crate::prims::Prim;
+use crate::shared_checks::Shared;
 use crate::types::ValueKind;
 
 /// The reference operations that leave a reference a variable when they are its only uses.
@@ -214,6 +215,7 @@ impl Compiler<'_> {
                     flat,
                     checked,
                     generic,
+                    reused: false,
                 };
                 self.imp(op, vec![arg(0), arg(1)], pos)
             }
@@ -231,7 +233,19 @@ impl Compiler<'_> {
             Prim::ArrayMake => self.imp(ImpOp::ArrayMake, vec![arg(0), arg(1)], pos),
             other => match other.string_op() {
                 // A string external's operands are its arguments, all of them, in order.
-                Some(op) => self.imp(ImpOp::Str(op), args, pos),
+                Some(op) => {
+                    let op = match (op, self.shared.get(&node)) {
+                        (StrOp::Get { checked: true, .. }, Some(Shared::Reused)) => StrOp::Get {
+                            checked: true,
+                            reused: true,
+                        },
+                        (StrOp::Set { checked: true }, Some(Shared::Checked)) => {
+                            StrOp::Set { checked: false }
+                        }
+                        (op, _) => op,
+                    };
+                    self.imp(ImpOp::Str(op), args, pos)
+                }
                 None => unreachable!("{other:?} is not an imperative primitive"),
             },
         })
@@ -352,13 +366,15 @@ impl Compiler<'_> {
                     flat,
                     checked: true,
                     generic,
+                    reused: !generic && self.shared.get(&e.id) == Some(&Shared::Reused),
                 };
                 self.imp(op, vec![a, i], e.pos)
             }
             ExprKind::ArraySet(a, i, v) => {
                 let generic = self.array_generic(e.id);
                 let store = self.store_kind(e.id);
-                let checked = !rereads_element(a, i, v);
+                let checked = !rereads_element(a, i, v)
+                    && (generic || self.shared.get(&e.id) != Some(&Shared::Checked));
                 let (a, i, v) = (self.code(a)?, self.code(i)?, self.code(v)?);
                 let op = ImpOp::ArraySet {
                     store,

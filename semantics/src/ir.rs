@@ -271,11 +271,13 @@ pub(crate) enum ImpOp {
     /// `a.(i)` (operands: the array, the index); `flat`: a float array; `checked: false` for
     /// `Array.unsafe_get`, a load alone; `generic`: an array whose element type is a type
     /// variable, whose tag ocamlopt tests at run time (a float read from a float array is then
-    /// boxed).
+    /// boxed); `reused`: the element is already in a register (see
+    /// [`crate::shared_checks`]), no code at all.
     ArrayGet {
         flat: bool,
         checked: bool,
         generic: bool,
+        reused: bool,
     },
     /// `a.(i) <- v` (operands: the array, the index, the value); `checked: false` when the
     /// value has just read `a.(i)`, whose bounds check ocamlopt's CSE reuses; `generic` as
@@ -297,8 +299,9 @@ pub(crate) enum ImpOp {
 pub(crate) enum StrOp {
     /// `String.length` / `Bytes.length`.
     Length,
-    /// `s.[i]`, `String.get`, `Bytes.get`; `checked: false` for `unsafe_get`.
-    Get { checked: bool },
+    /// `s.[i]`, `String.get`, `Bytes.get`; `checked: false` for `unsafe_get`; `reused`: the
+    /// byte is already in a register (see [`crate::shared_checks`]), no code at all.
+    Get { checked: bool, reused: bool },
     /// `Bytes.set`; `checked: false` for `unsafe_set`.
     Set { checked: bool },
     /// `caml_create_bytes n`.
@@ -519,6 +522,8 @@ pub(crate) struct FunCode {
     pub pos: Pos,
     /// Native code gives the function a stack frame (see [`crate::liveness::needs_frame`]).
     pub framed: bool,
+    /// The head of the loop its self tail calls close polls (see [`crate::poll`]).
+    pub loop_polls: bool,
 }
 
 #[derive(Debug)]

@@ -78,7 +78,10 @@
 //!   evaluated), `* (-1)` and `/ (-1)` count `IntUMinus`; `/ 0` and `mod 0` stay `IntDiv` and
 //!   `IntMod` and raise. A constant dividend over a variable divisor is `IntDiv`.
 //! - **Applications.** A saturated call of an n-ary function counts one `FunApp`, or one
-//!   `TailApp` in tail position (decided by a syntactic pass before evaluation). A *partial*
+//!   `TailApp` in tail position (decided by a syntactic pass before evaluation), or one
+//!   `SelfTailApp` when a known function tail-calls itself: a jump back to its head, where
+//!   the loop polls the minor heap's limit (`LoopPoll`, on entry and per jump) unless every
+//!   way round allocates (`poll.rs`). A *partial*
 //!   application allocates a closure holding the k arguments and the function: `FunDef` +
 //!   `Closure` × (k + 1), plus one `FunApp`/`TailApp` when the callee is not a known let-bound
 //!   function (native code then calls `caml_curryN`, which allocates it). Applying that
@@ -226,11 +229,13 @@ mod parser_expr;
 mod parser_imperative;
 mod parser_pat;
 mod parser_types;
+mod poll;
 mod prelude;
 mod prims;
 mod program;
 mod remembered;
 mod return_stack;
+mod shared_checks;
 mod stdlib_source;
 mod table_jump;
 mod tail;

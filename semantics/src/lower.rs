@@ -43,6 +43,8 @@ pub(crate) struct ExecFun {
     pub pos: Pos,
     /// Entering it sets up a stack frame: `Frame`.
     pub framed: bool,
+    /// Entering it, and each jump back of its self tail calls, polls: `LoopPoll`.
+    pub loop_polls: bool,
 }
 
 /// A `let rec` group: the slot and function of each member, and the captured values the
@@ -132,6 +134,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
             frame_size: f.frame_size,
             pos: f.pos,
             framed: f.framed,
+            loop_polls: f.loop_polls,
         })
         .collect();
     let items = c

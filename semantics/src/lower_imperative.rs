@@ -167,7 +167,10 @@ impl Lower {
                 })
             }
             ImpOp::ArrayGet {
-                checked, generic, ..
+                checked,
+                generic,
+                reused,
+                ..
             } => {
                 let (a, i) = (take(), take());
                 // `Array.unsafe_get` is the element load alone, as a field read. A generic
@@ -181,7 +184,9 @@ impl Lower {
                 ev(move |m| {
                     let i = i.int(m)?;
                     let a = a.get(m)?;
-                    m.count(counter);
+                    if !reused {
+                        m.count(counter);
+                    }
                     let b = block(&a);
                     if generic {
                         if checked {

@@ -55,7 +55,7 @@ impl Lower {
                     Ok(Value::Int(n as i64))
                 })
             }
-            StrOp::Get { checked } => {
+            StrOp::Get { checked, reused } => {
                 let (s, i) = (take(), take());
                 // `unsafe_get` is the byte load alone, as a field read. An index out of
                 // bounds raises even then: native code would read the heap beyond.
@@ -67,7 +67,9 @@ impl Lower {
                 ev(move |m| {
                     let i = i.int(m)?;
                     let s = s.get(m)?;
-                    m.count(counter);
+                    if !reused {
+                        m.count(counter);
+                    }
                     let byte = string(&s).bytes.borrow().get(i as usize).copied();
                     match byte {
                         Some(b) if i >= 0 => Ok(Value::Int(i64::from(b))),

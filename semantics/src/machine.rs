@@ -17,7 +17,6 @@ use crate::catalogue::{Counter, COUNTER_COUNT};
 use crate::heap::Born;
 use crate::ir::*;
 use crate::lower::{ExecItem, Executable};
-use crate::types::EXN_MATCH_FAILURE;
 use crate::value::*;
 use std::rc::Rc;
 
@@ -242,20 +241,6 @@ impl<'p> Machine<'p> {
             born: Born::untracked(),
         }));
         self.throw(Unwind::Exn { value, pos })
-    }
-
-    #[cold]
-    pub(crate) fn match_failure(&mut self, pos: Pos) -> Thrown {
-        let location = Value::Block(Rc::new(Block {
-            tag: 0,
-            fields: Box::new([
-                self.file.clone(),
-                Value::Int(i64::from(pos.line)),
-                Value::Int(i64::from(pos.col) - 1),
-            ]),
-            born: Born::untracked(),
-        }));
-        self.raise(EXN_MATCH_FAILURE, vec![location], pos)
     }
 
     /// Sets up the top-level frame (globals) at the bottom of the stack.
@@ -494,6 +479,9 @@ impl<'p> Machine<'p> {
             if f.framed && entered != Some(fid) {
                 self.count(Counter::Frame);
             }
+            if f.loop_polls {
+                self.count(Counter::LoopPoll);
+            }
             if f.framed != framed {
                 framed = f.framed;
                 if framed {
@@ -513,7 +501,7 @@ impl<'p> Machine<'p> {
                     if self.pending.kind == CalleeKind::None {
                         break Ok(v);
                     }
-                    match self.tail_call(argbase, &mut saved_env) {
+                    match self.tail_call(fid, argbase, &mut saved_env) {
                         Ok(next) => fid = next,
                         Err(result) => break result,
                     }
@@ -543,12 +531,13 @@ impl<'p> Machine<'p> {
         p.known = known;
     }
 
-    /// The pending tail call from the frame at `argbase`: moves the arguments into the frame
-    /// and either returns the function to loop into (`Ok`), or makes the call that cannot
-    /// loop (partial or over-application) and returns its result (`Err`).
+    /// The pending tail call of `running` from the frame at `argbase`: moves the arguments
+    /// into the frame and either returns the function to loop into (`Ok`), or makes the call
+    /// that cannot loop (partial or over-application) and returns its result (`Err`).
     #[inline(never)]
     fn tail_call(
         &mut self,
+        running: FunId,
         argbase: usize,
         saved_env: &mut Option<Rc<Vec<Value>>>,
     ) -> Result<FunId, R<Value>> {
@@ -571,7 +560,13 @@ impl<'p> Machine<'p> {
         };
         match next {
             Some(next) if self.prog.funs[next as usize].arity as usize == nargs => {
-                self.count(Counter::TailApp);
+                // ocamlopt turns a known function's saturated tail call of itself into a jump
+                // back to its loop head; any other tail call leaves through the epilogue.
+                self.count(if known && next == running {
+                    Counter::SelfTailApp
+                } else {
+                    Counter::TailApp
+                });
                 if !known && nargs >= 2 && matches!(callee, Callee::Value(_)) {
                     self.count(Counter::ApplyN);
                 }
@@ -598,17 +593,5 @@ impl<'p> Machine<'p> {
                 v.release();
             }
         }
-    }
-
-    #[cold]
-    fn too_deep(&mut self, fid: FunId) -> Thrown {
-        let f = &self.prog.funs[fid as usize];
-        let message = format!(
-            "recursion too deep: nested non-tail calls (the last into `{}`) exhaust the interpreter's {} MiB stack",
-            f.name,
-            crate::worker::EVAL_STACK >> 20
-        );
-        let pos = f.pos;
-        self.throw(Unwind::Fatal { pos, message })
     }
 }

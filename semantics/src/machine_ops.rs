@@ -1,16 +1,43 @@
-//! The machine's out-of-line operations: pattern matching, `let rec` groups, and the less
-//! common primitive operations (the compiled closures of [`crate::lower`] call them).
+//! The machine's out-of-line operations: pattern matching, `let rec` groups, the errors it
+//! throws itself, and the less common primitive operations (the compiled closures of [`crate::lower`] call them).
 
 use crate::ast::Pos;
 use crate::catalogue::Counter;
+use crate::heap::Born;
 use crate::ir::*;
 use crate::lower::RecGroupCode;
-use crate::machine::{Machine, R};
-use crate::types::{EXN_DIVISION_BY_ZERO, EXN_INVALID_ARGUMENT};
+use crate::machine::{Machine, Thrown, Unwind, R};
+use crate::types::{EXN_DIVISION_BY_ZERO, EXN_INVALID_ARGUMENT, EXN_MATCH_FAILURE};
 use crate::value::*;
 use std::rc::Rc;
 
 impl Machine<'_> {
+    #[cold]
+    pub(crate) fn match_failure(&mut self, pos: Pos) -> Thrown {
+        let location = Value::Block(Rc::new(Block {
+            tag: 0,
+            fields: Box::new([
+                self.file.clone(),
+                Value::Int(i64::from(pos.line)),
+                Value::Int(i64::from(pos.col) - 1),
+            ]),
+            born: Born::untracked(),
+        }));
+        self.raise(EXN_MATCH_FAILURE, vec![location], pos)
+    }
+
+    #[cold]
+    pub(crate) fn too_deep(&mut self, fid: FunId) -> Thrown {
+        let f = &self.prog.funs[fid as usize];
+        let message = format!(
+            "recursion too deep: nested non-tail calls (the last into `{}`) exhaust the interpreter's {} MiB stack",
+            f.name,
+            crate::worker::EVAL_STACK >> 20
+        );
+        let pos = f.pos;
+        self.throw(Unwind::Fatal { pos, message })
+    }
+
     #[inline(never)]
     pub(crate) fn rec_group(&mut self, g: &RecGroupCode) -> R<()> {
         self.count_n(Counter::LetRec, g.funs.len());

@@ -91,8 +91,14 @@ impl Prim {
         use crate::ir::StrOp;
         Some(match self {
             Prim::StringLength => StrOp::Length,
-            Prim::StringGet => StrOp::Get { checked: true },
-            Prim::StringUnsafeGet => StrOp::Get { checked: false },
+            Prim::StringGet => StrOp::Get {
+                checked: true,
+                reused: false,
+            },
+            Prim::StringUnsafeGet => StrOp::Get {
+                checked: false,
+                reused: false,
+            },
             Prim::BytesSet => StrOp::Set { checked: true },
             Prim::BytesUnsafeSet => StrOp::Set { checked: false },
             Prim::BytesCreate => StrOp::Create,

@@ -347,6 +347,7 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
         )?;
     crate::boxing::insert_float_boxes(&mut compiled);
     crate::liveness::release_dead_slots(&mut compiled);
+    crate::poll::mark_loop_polls(&mut compiled);
     crate::chain::mark_chains(&mut compiled);
     let shape = if benchmark {
         Some(check_shape(file, &mut typing, &compiled)?)

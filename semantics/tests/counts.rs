@@ -43,14 +43,17 @@ fn fapp_counts_are_closed_forms_of_n() {
     let program = Program::from_source("fapp.ml", FAPP).unwrap();
     for n in [0u64, 1, 2, 1000, 20000] {
         let counts = source_level(program.count(n as i64).unwrap().counts);
-        // n + 1 tests; n subtractions; four calls to id per step; the recursive call and
-        // `run`'s call of fapp are tail calls.
+        // n + 1 tests; n subtractions; four calls to id per step; the recursive call is a
+        // self tail call (a loop), `run`'s call of fapp a tail call of another function.
         let want = expect(&[
             ("Base", 1),
             ("IntCondEq", n + 1),
             ("IntSub", n),
             ("FunApp", 4 * n),
-            ("TailApp", n + 1),
+            ("SelfTailApp", n),
+            ("TailApp", 1),
+            // fapp allocates nothing: its head polls on entry and at each jump back.
+            ("LoopPoll", n + 1),
         ]);
         assert_eq!(counts, want, "n = {n}");
     }
@@ -84,7 +87,8 @@ let run n = (sum_tr 0 n, sum n)";
     let want = expect(&[
         ("Base", 1),
         ("FunApp", n + 2), // both first calls (inside a tuple) and sum's n recursive calls
-        ("TailApp", n),    // sum_tr's recursive calls
+        ("SelfTailApp", n), // sum_tr's recursive calls: a loop
+        ("LoopPoll", n + 1), // that allocates nothing, so it polls on entry and per jump
         ("IntCondEq", 2 * n + 2),
         ("IntAdd", 2 * n),
         ("IntSub", 2 * n),
@@ -104,13 +108,15 @@ let run l = all_pos l";
     let k = 30;
     // Per element: one test tells `[]` from `::` (the last arm of the exhaustive match is
     // where it falls through), one >, one &&, and the recursive call in tail position; the
-    // final `[]` is one test more.
+    // final `[]` is one test more. `run`'s call is a tail call of another function.
     let want = expect(&[
         ("Base", 1),
         ("PatternMatch", k + 1),
         ("IntCondGT", k),
         ("BoolAnd", k),
-        ("TailApp", k + 1),
+        ("SelfTailApp", k),
+        ("TailApp", 1),
+        ("LoopPoll", k + 1), // the walk allocates nothing: entry and k jumps back poll
     ]);
     assert_eq!(count(source, k as i64), want);
 }
@@ -187,7 +193,9 @@ fn let_bound_functions_count_let_lambda_and_allocate_only_when_open() {
         ("LetRec", 1),
         ("FunDef", 1),
         ("Closure", 1),
-        ("TailApp", n + 1),
+        ("SelfTailApp", n),  // the closure's code jumps back to its own head
+        ("TailApp", 1),      // `loop n 0`, run's tail call
+        ("LoopPoll", n + 1), // the head's poll: on entry and at each jump back
         ("IntCondEq", n + 1),
         ("IntSub", n),
         ("IntAdd", n),
@@ -280,7 +288,8 @@ let run l = (mem 3 l, mem_int 3 l, [ 1 ] = [ 1 ], (1, 2) < (1, 3), 1.5 < 2.5, \"
         ("PolyCompareStep", 3 + 3 + 3 + 1),
         ("IntCondEq", 3 + 1),
         ("BoolOr", 6),
-        ("TailApp", 4),
+        ("SelfTailApp", 4), // `|| mem x l` on 1 and 2, in each function: loops
+        ("LoopPoll", 6),    // that allocate nothing: each entered once and jumped back twice
         ("FunApp", 2),
         ("FloatCondLT", 1),
         ("IntCompare", 1),

@@ -90,3 +90,45 @@ let run n = loop n 0",
     assert_eq!(get(&c, "Frame"), 1 + 6);
     assert_eq!(get(&c, "FunApp"), 12);
 }
+
+#[test]
+fn only_a_known_function_tail_calling_itself_is_a_loop() {
+    // `down` jumps back to its own head n times (SelfTailApp); `run`'s call of it leaves
+    // `run` for another function (TailApp). `ping` and `pong` tail-call each other: neither
+    // call is from the callee's own code, so all n + 1 are TailApp, `run`'s included.
+    let own = counts(
+        "let rec down n acc = if n = 0 then acc else down (n - 1) (acc + 2)
+let input n = n
+let run n = down n 0",
+        7,
+    );
+    assert_eq!(get(&own, "SelfTailApp"), 7);
+    assert_eq!(get(&own, "TailApp"), 1);
+    let ring = counts(
+        "let rec ping n = if n = 0 then 0 else pong (n - 1)
+and pong n = if n = 0 then 1 else ping (n - 1)
+let input n = n
+let run n = ping n",
+        7,
+    );
+    assert_eq!(get(&ring, "SelfTailApp"), 0);
+    assert_eq!(get(&ring, "TailApp"), 8);
+}
+
+#[test]
+fn a_loop_polls_at_its_head_unless_every_way_round_allocates() {
+    // Read off `ocamlopt -S -inline 0`: `a` conses on even n only, so its head polls (entry
+    // plus 10 jumps back: 11); `b` builds a pair and a cons each time round, `c` boxes the
+    // float it passes back, `d` conses on every arm that loops: none of them polls.
+    let c = counts(
+        "let rec a n acc = if n = 0 then acc else if n mod 2 = 0 then a (n - 1) (n :: acc) else a (n - 1) acc
+let rec b n acc = if n = 0 then acc else let x = (n, n) in b (n - 1) (fst x :: acc)
+let rec c n (acc : float) = if n = 0 then acc else c (n - 1) (acc +. 1.0)
+let rec d n acc = match acc with [] -> d (n - 1) [n] | _ :: _ when n = 0 -> acc | l -> d (n - 1) (n :: l)
+let input n = n
+let run n = (a n [], b n [], c n 0.0, d n [])",
+        10,
+    );
+    assert_eq!(get(&c, "SelfTailApp"), 40);
+    assert_eq!(get(&c, "LoopPoll"), 11);
+}

@@ -280,3 +280,35 @@ let run (a : int array) = Array.unsafe_set a 1 (Array.unsafe_get a 0 + 1); Array
     assert_eq!(source_level(r.counts), want);
     assert_eq!(r.digest, digest_of("5"));
 }
+
+#[test]
+fn cse_shares_a_read_or_a_check_until_a_call_an_allocation_or_a_store() {
+    // Each function read off `ocamlopt -S -inline 0` (4.13). f1: the call between the read and
+    // the store makes the store check again (ArrayGet 1, ArraySet 1). f2: the store into a.(0)
+    // makes the second a.(i) check again (ArrayGet 2, ArraySet 1). f3: the a.(i) of the
+    // `then` branch is the value the condition read (ArrayGet 1). h3: the store reuses the
+    // read's check (FieldSet 1), the read after the store checks again (ArrayGet 2). h2: a
+    // call between Bytes.get and Bytes.set (StringGet 1, StringSet 1). rot: Bytes.set checks
+    // before it computes its byte, so it shares the check of the read its condition tested
+    // (StringGet 1, FieldSet 1).
+    let source = "
+let[@inline never] g x = x + 1
+let f1 (a : int array) i = let x = a.(i) in let y = g x in a.(i) <- y
+let f2 (a : int array) i = let x = a.(i) in a.(0) <- 3; x + a.(i)
+let f3 (a : int array) i = if i > 0 && a.(i) > 3 then a.(i) else 0
+let h3 (a : int array) i = let x = a.(i) in a.(i) <- x + 1; a.(i)
+let h2 b i = let c = g (Char.code (Bytes.get b i)) in Bytes.set b i (Char.unsafe_chr c)
+let rot b i = let c = Bytes.get b i in if c >= 'a' then Bytes.set b i (Char.chr (Char.code c + 1))
+let input n = (Array.make 3 5, Bytes.make 3 'a')
+let run (a, b) = f1 a 2; h2 b 1; rot b 2; f2 a 2 + f3 a 2 + h3 a 1";
+    let counts = Program::from_source("shared.ml", source)
+        .unwrap()
+        .count(1)
+        .unwrap()
+        .counts;
+    assert_eq!(counts["ArrayGet"], 1 + 2 + 1 + 2);
+    assert_eq!(counts["ArraySet"], 1 + 1);
+    assert_eq!(counts["FieldSet"], 1 + 1);
+    assert_eq!(counts["StringGet"], 1 + 1);
+    assert_eq!(counts["StringSet"], 1);
+}
