@@ -318,39 +318,6 @@ impl Parser<'_> {
         }
     }
 
-    /// `assert cond` as Translcore compiles it: `if cond then () else raise (Assert_failure
-    /// (file, line, column))`, and `assert false` as the raise alone (of any type). The file is
-    /// left empty: it only shows in the message of a program that fails its assertion.
-    fn assertion(&mut self, pos: Pos, cond: Expr) -> Expr {
-        let location = vec![
-            self.mk(pos, ExprKind::Str(String::new())),
-            self.mk(pos, ExprKind::Int(i64::from(pos.line))),
-            self.mk(pos, ExprKind::Int(i64::from(pos.col) - 1)),
-        ];
-        let location = self.mk(pos, ExprKind::Tuple(location));
-        let exn = self.mk(
-            pos,
-            ExprKind::Constr("Assert_failure".into(), Some(Box::new(location))),
-        );
-        let raise = self.mk(pos, ExprKind::Var("raise".into()));
-        let raise = self.mk(
-            pos,
-            ExprKind::App {
-                func: Box::new(raise),
-                args: vec![exn],
-                tail: false,
-            },
-        );
-        if matches!(cond.kind, ExprKind::Bool(false)) {
-            return raise;
-        }
-        let unit = self.mk(pos, ExprKind::Unit);
-        self.mk(
-            pos,
-            ExprKind::If(Box::new(cond), Box::new(unit), Some(Box::new(raise))),
-        )
-    }
-
     /// Builds `fun params -> body`, merging a directly nested `fun` into one n-ary function,
     /// as the compiler does (Translcore), so that `fun x -> fun y -> e` has arity 2.
     fn fun(&mut self, pos: Pos, mut params: Vec<Pattern>, body: Expr) -> Expr {

@@ -38,6 +38,39 @@ impl Parser<'_> {
         Ok(None)
     }
 
+    /// `assert cond` as Translcore compiles it: `if cond then () else raise (Assert_failure
+    /// (file, line, column))`, and `assert false` as the raise alone (of any type). The file is
+    /// left empty: it only shows in the message of a program that fails its assertion.
+    pub(crate) fn assertion(&mut self, pos: Pos, cond: Expr) -> Expr {
+        let location = vec![
+            self.node(pos, ExprKind::Str(String::new())),
+            self.node(pos, ExprKind::Int(i64::from(pos.line))),
+            self.node(pos, ExprKind::Int(i64::from(pos.col) - 1)),
+        ];
+        let location = self.node(pos, ExprKind::Tuple(location));
+        let exn = self.node(
+            pos,
+            ExprKind::Constr("Assert_failure".into(), Some(Box::new(location))),
+        );
+        let raise = self.node(pos, ExprKind::Var("raise".into()));
+        let raise = self.node(
+            pos,
+            ExprKind::App {
+                func: Box::new(raise),
+                args: vec![exn],
+                tail: false,
+            },
+        );
+        if matches!(cond.kind, ExprKind::Bool(false)) {
+            return raise;
+        }
+        let unit = self.node(pos, ExprKind::Unit);
+        self.node(
+            pos,
+            ExprKind::If(Box::new(cond), Box::new(unit), Some(Box::new(raise))),
+        )
+    }
+
     /// Field accesses and array indexing after a simple expression: `e.f`, `e.(i)`.
     pub(crate) fn postfix(&mut self, mut e: Expr) -> PResult<Expr> {
         while self.is_op(".") {
