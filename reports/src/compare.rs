@@ -193,8 +193,9 @@ pub fn compare_models(
                 a_ci,
                 b_ns: kb.estimate,
                 b_ci,
-                // Against max(|A|, floor): finite even when A is (near) zero.
-                ratio: kb.estimate / reference,
+                // Against max(|A|, floor): finite even when A is (near) zero, and the same
+                // scale as the change and the interval (B/A whenever |A| is above the floor).
+                ratio: 1.0 + diff / reference,
                 ratio_ci: (1.0 + lo / reference, 1.0 + hi / reference),
                 change_pct,
                 regression: verdict == Verdict::Slower && change_pct > threshold_pct,
@@ -270,6 +271,14 @@ mod tests {
             .unwrap();
         assert_eq!(intadd.verdict, Verdict::Slower, "{intadd:?}");
         assert!(intadd.regression && intadd.ratio > 2.0, "{intadd:?}");
+        // The ratio, the change and the interval say the same, for every construct.
+        for c in &cmp.constructs {
+            assert!(
+                (c.ratio - (1.0 + c.change_pct / 100.0)).abs() < 1e-9,
+                "{c:?}"
+            );
+            assert!(c.ratio_ci.0 <= c.ratio && c.ratio <= c.ratio_ci.1, "{c:?}");
+        }
         assert!(cmp.summary().contains("REGRESSION"), "{}", cmp.summary());
 
         // A noise threshold above the change silences the verdict; below it, it stands.
