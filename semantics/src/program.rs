@@ -305,6 +305,8 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
         pos: e.pos,
         message: e.message,
     })?;
+    // A program may splice in Stdlib code as it is written (list.ml's `rev_init_threshold`).
+    let toks = crate::stdlib_source::unqualify_constructors(toks);
     // Each item's file, for its errors, and its Stdlib module (`None`: the program's own).
     let mut origins: Vec<(String, Option<String>)> =
         vec![(crate::prelude::FILE_NAME.to_string(), None); items.len()];

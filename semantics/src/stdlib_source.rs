@@ -235,8 +235,9 @@ pub(crate) fn needed_tokens(
 }
 
 /// `Sys.Native` as the prelude spells it, `Sys__Native`: the subset has no module paths to
-/// constructors, and the Stdlib's own code uses these (list.ml's `rev_init_threshold`).
-fn unqualify_constructors(toks: Vec<Token>) -> Vec<Token> {
+/// constructors, and the Stdlib's own code uses these (list.ml's `rev_init_threshold`), in its
+/// sources or spliced into a program.
+pub(crate) fn unqualify_constructors(toks: Vec<Token>) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::with_capacity(toks.len());
     let mut i = 0;
     while i < toks.len() {

@@ -252,3 +252,35 @@ fn list_init_reads_the_backend_type_as_native_code_does() {
     // init's test `len > rev_init_threshold` against the constant, then one test per step.
     assert_eq!(counts(100)["IntCondGT"], 1);
 }
+
+#[test]
+fn list_init_spliced_in_as_written_counts_as_the_call() {
+    // `rev_init_threshold` matches on `Sys.backend_type` with `Sys.Native`, … in the program
+    // itself: the same constant as in the Stdlib's own code.
+    let source = list_ml();
+    let input = "let input n = n";
+    let spliced = format!(
+        "{}\n{}\n{}\n{}\n{}\n{}\n{}\n{input}\nlet run n = length_aux 0 (init n (fun i -> i))",
+        phrase(&source, "rev_append"),
+        phrase(&source, "rev"),
+        phrase(&source, "init_tailrec_aux"),
+        phrase(&source, "init_aux"),
+        phrase(&source, "rev_init_threshold"),
+        phrase(&source, "init"),
+        phrase(&source, "length_aux"),
+    );
+    let called = format!("{input}\nlet run n = List.length (List.init n (fun i -> i))");
+    for n in [0i64, 50, 10_001] {
+        let a = Program::from_source("spliced.ml", &spliced)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .count(n)
+            .unwrap();
+        let b = Program::from_source("called.ml", &called)
+            .unwrap()
+            .count(n)
+            .unwrap();
+        assert_eq!(a.digest, b.digest, "n = {n}");
+        assert_eq!(a.counts.get("Cons"), b.counts.get("Cons"), "n = {n}");
+    }
+    common::assert_agrees_with_native("spliced_init.ml", &spliced, &[3, 10_001]);
+}
