@@ -207,8 +207,12 @@ pub(crate) fn needed_tokens(
         if std::mem::replace(&mut taken[i], true) {
             continue;
         }
+        let local = locally_defined(&phrases[i].toks);
         for t in &phrases[i].toks {
             if let Tok::Ident(name) | Tok::Uident(name) = &t.tok {
+                if local.contains(name) {
+                    continue;
+                }
                 if let Some(j) = definer(name, i) {
                     todo.push(j);
                 }
@@ -232,6 +236,26 @@ pub(crate) fn needed_tokens(
         pos: crate::ast::Pos { line: 1, col: 1 },
     });
     Ok((shown, out))
+}
+
+/// The names a phrase defines with a nested `let [rec]` or `and` (not in the first column): its
+/// own helpers, such as `of_list`'s local `fill`, which must not take the module's top-level
+/// function of the same name along (array.ml's `fill` needs a C external the subset lacks).
+fn locally_defined(toks: &[Token]) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for (i, t) in toks.iter().enumerate() {
+        if !matches!(t.tok, Tok::Kw(Kw::Let) | Tok::Kw(Kw::And)) || t.pos.col == 1 {
+            continue;
+        }
+        let mut j = i + 1;
+        if matches!(toks.get(j).map(|t| &t.tok), Some(Tok::Kw(Kw::Rec))) {
+            j += 1;
+        }
+        if let Some(Tok::Ident(name)) = toks.get(j).map(|t| &t.tok) {
+            names.insert(name.clone());
+        }
+    }
+    names
 }
 
 /// `Sys.Native` as the prelude spells it, `Sys__Native`: the subset has no module paths to

@@ -77,3 +77,18 @@ fn generic_stores_call_caml_modify_except_into_a_float_array() {
     assert_eq!(floats["ArraySet"], n as u64 - 1);
     assert_eq!(floats.get("CamlModify"), None);
 }
+
+#[test]
+fn array_of_list_takes_its_own_local_fill_not_the_module_s() {
+    // array.ml's `of_list` defines a local `fill`; the module's top-level `fill` (a C external
+    // the subset lacks) must not come along with it.
+    let source = "let input n = List.init n (fun i -> i * 3)\n\
+                  let run l = let a = Array.of_list l in Array.fold_left ( + ) 0 a + List.length (Array.to_list a)";
+    common::assert_agrees_with_native("of_list.ml", source, &[0, 1, 50]);
+    let c = common::count(source, 50);
+    // one caml_make_vect of 50 words, then 49 stores by `fill` (the first element is the
+    // one `create` was given)
+    assert_eq!(c["ArrayMake"], 1);
+    assert_eq!(c["ArrayMakeWord"], 50);
+    assert_eq!(c["ArraySet"], 49);
+}
