@@ -14,8 +14,9 @@ use anyhow::Result;
 use harness::{BenchError, BenchProgram, Estimate};
 use ocaml_runtime::{BuiltBinary, CompilerSetup};
 use rundir::{read_json, write_json, RunDir};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use validation::{PreparedControls, ValidateOptions, Validation};
+use validation::{PreparedControls, Skipped, ValidateOptions, Validation};
 
 /// What a control's name carries in a joint measurement's samples log: no training program
 /// can take it, since template names are OCaml identifiers.
@@ -59,29 +60,26 @@ pub fn prepare_controls(
         progress.finish();
         prepared.push(p);
     }
-    let everywhere = |name: &str| {
+    // The compilers that could not prepare `name`.
+    let lacking = |name: &str| -> Vec<String> {
         prepared
             .iter()
-            .all(|p| p.ready.iter().any(|r| r.program.name == name))
+            .filter(|p| !p.ready.iter().any(|r| r.program.name == name))
+            .map(|p| p.compiler.clone())
+            .collect()
     };
-    let partial: Vec<(String, String)> = prepared
+    let partial: BTreeMap<String, Vec<String>> = prepared
         .iter()
         .flat_map(|p| p.ready.iter().map(|r| r.program.name.clone()))
-        .filter(|name| !everywhere(name))
         .map(|name| {
-            let failed: Vec<&str> = prepared
-                .iter()
-                .filter(|p| !p.ready.iter().any(|r| r.program.name == name))
-                .map(|p| p.compiler.as_str())
-                .collect();
-            (name, failed.join(", "))
+            let missing = lacking(&name);
+            (name, missing)
         })
+        .filter(|(_, missing)| !missing.is_empty())
         .collect();
-    for (name, failed) in partial {
+    for (name, lacking) in partial {
         for p in &mut prepared {
-            if p.ready.iter().any(|r| r.program.name == name) {
-                p.skip(&name, format!("not prepared for {failed}"));
-            }
+            p.skip(&name, format!("not prepared for {}", lacking.join(", ")));
         }
     }
     Ok(prepared)
@@ -111,46 +109,28 @@ fn control_name(benchmark: &str) -> Option<&str> {
     benchmark.strip_prefix(CONTROL_PREFIX)
 }
 
-fn failure_benchmark(failure: &BenchError) -> Option<&str> {
-    match failure {
-        BenchError::Measure { benchmark, .. }
-        | BenchError::DigestMismatch { benchmark, .. }
-        | BenchError::TooFewSamples { benchmark, .. } => Some(benchmark),
-        _ => None,
-    }
-}
-
-fn unprefixed(failure: BenchError) -> BenchError {
-    let strip = |b: String| control_name(&b).map_or(b.clone(), str::to_string);
-    match failure {
+/// A control's measurement failure as the control it rules out (under its own name), and the
+/// compiler it concerns: one that names none (layouts that disagree, too few samples) rules the
+/// control out of every compiler's validation. `None` for a training program's failure.
+fn control_failure(failure: &BenchError) -> Option<(Option<String>, Skipped)> {
+    let (benchmark, compiler) = match failure {
         BenchError::Measure {
             benchmark,
             compiler,
-            size,
-            layout,
-            source,
-        } => BenchError::Measure {
-            benchmark: strip(benchmark),
-            compiler,
-            size,
-            layout,
-            source,
+            ..
+        } => (benchmark, Some(compiler.clone())),
+        BenchError::DigestMismatch { benchmark, .. }
+        | BenchError::TooFewSamples { benchmark, .. } => (benchmark, None),
+        _ => return None,
+    };
+    let name = control_name(benchmark)?;
+    Some((
+        compiler,
+        Skipped {
+            program: name.to_string(),
+            reason: validation::skipped_reason(failure)?,
         },
-        BenchError::DigestMismatch {
-            benchmark,
-            size,
-            digests,
-        } => BenchError::DigestMismatch {
-            benchmark: strip(benchmark),
-            size,
-            digests,
-        },
-        BenchError::TooFewSamples { benchmark, size } => BenchError::TooFewSamples {
-            benchmark: strip(benchmark),
-            size,
-        },
-        other => other,
-    }
+    ))
 }
 
 /// A joint measurement split back: the training part as the training stage alone would have
@@ -159,7 +139,8 @@ pub struct SplitMeasurement {
     pub training: Vec<Estimate>,
     pub training_failures: Vec<BenchError>,
     pub controls: Vec<Estimate>,
-    pub control_failures: Vec<BenchError>,
+    /// The controls the measurement ruled out, and the compiler each concerns (`None`: all).
+    pub control_failures: Vec<(Option<String>, Skipped)>,
 }
 
 /// Splits a joint measurement and writes each part where the later stages read it: the
@@ -170,25 +151,29 @@ pub fn split_and_save(
     estimates: Vec<Estimate>,
     failures: Vec<BenchError>,
 ) -> Result<SplitMeasurement> {
-    let (controls, training): (Vec<Estimate>, Vec<Estimate>) = estimates
-        .into_iter()
-        .partition(|e| control_name(&e.benchmark).is_some());
-    let controls: Vec<Estimate> = controls
-        .into_iter()
-        .map(|e| Estimate {
-            benchmark: control_name(&e.benchmark).unwrap_or_default().to_string(),
-            ..e
-        })
-        .collect();
-    let (control_failures, training_failures): (Vec<BenchError>, Vec<BenchError>) = failures
-        .into_iter()
-        .partition(|f| failure_benchmark(f).is_some_and(|b| control_name(b).is_some()));
-    let control_failures = control_failures.into_iter().map(unprefixed).collect();
+    let mut training = Vec::new();
+    let mut controls = Vec::new();
+    for e in estimates {
+        match control_name(&e.benchmark) {
+            Some(name) => controls.push(Estimate {
+                benchmark: name.to_string(),
+                ..e
+            }),
+            None => training.push(e),
+        }
+    }
+    let mut training_failures = Vec::new();
+    let mut control_failures = Vec::new();
+    for f in failures {
+        match control_failure(&f) {
+            Some(c) => control_failures.push(c),
+            None => training_failures.push(f),
+        }
+    }
 
     let dir = RunDir::new(run_dir);
     write_json(&dir.estimates_file(), &training)?;
-    let mut compilers: Vec<&str> = controls.iter().map(|e| e.compiler.as_str()).collect();
-    compilers.dedup();
+    let compilers: BTreeSet<&str> = controls.iter().map(|e| e.compiler.as_str()).collect();
     for compiler in compilers {
         let mine: Vec<&Estimate> = controls.iter().filter(|e| e.compiler == compiler).collect();
         let work = dir.controls_work_dir(None, compiler);
@@ -210,21 +195,9 @@ pub fn validate_measured(
     run_dir: &Path,
     prepared: Vec<PreparedControls>,
     estimates: &[Estimate],
-    failures: Vec<BenchError>,
+    failures: &[(Option<String>, Skipped)],
 ) -> Result<Vec<(String, Validation)>> {
     let dir = RunDir::new(run_dir);
-    // Which compiler a failure concerns; one that names none (layouts that disagree, too few
-    // samples) rules the control out of every compiler's validation.
-    let failures: Vec<(Option<String>, validation::Skipped)> = failures
-        .into_iter()
-        .map(|f| {
-            let compiler = match &f {
-                BenchError::Measure { compiler, .. } => Some(compiler.clone()),
-                _ => None,
-            };
-            Ok((compiler, validation::skipped_by(f)?))
-        })
-        .collect::<Result<_, BenchError>>()?;
     let mut out = Vec::new();
     for controls in prepared {
         let name = controls.compiler.clone();
@@ -234,7 +207,7 @@ pub fn validate_measured(
             .filter(|(c, _)| c.as_ref().is_none_or(|c| *c == name))
             .map(|(_, s)| s.clone())
             .collect();
-        let v = validation::score_controls(&model, controls, estimates.to_vec(), mine)?;
+        let v = validation::score_controls(&model, controls, estimates, mine)?;
         write_json(&dir.validation_file(None, &name), &v)?;
         if out.is_empty() {
             write_json(&dir.main_validation_file(None), &v)?;

@@ -72,7 +72,7 @@ pub fn validate_run(
             // (after a re-fit, say) on those estimates rather than time them alone.
             Some(estimates) => {
                 let prepared = validation::prepare_controls(&options, progress.as_harness())?;
-                validation::score_controls(&model, prepared, estimates?, Vec::new())?
+                validation::score_controls(&model, prepared, &estimates?, Vec::new())?
             }
             None => validate(&model, &options, progress.as_harness())?,
         };

@@ -133,10 +133,6 @@ fn phrases(toks: &[Token]) -> Vec<Phrase> {
             .push(t.clone());
     }
     for phrase in &mut out {
-        let starts_binding = |i: usize| {
-            matches!(phrase.toks[i].tok, Tok::Kw(Kw::Let) | Tok::Kw(Kw::And))
-                && phrase.toks[i].pos.col == 1
-        };
         let mut defines = Vec::new();
         // `exception Bottom of int`: array.ml's `sort` raises and catches it.
         if let [first, second, ..] = &phrase.toks[..] {
@@ -144,18 +140,7 @@ fn phrases(toks: &[Token]) -> Vec<Phrase> {
                 defines.push(name.clone());
             }
         }
-        for i in 0..phrase.toks.len() {
-            if !starts_binding(i) {
-                continue;
-            }
-            let mut j = i + 1;
-            if matches!(phrase.toks.get(j).map(|t| &t.tok), Some(Tok::Kw(Kw::Rec))) {
-                j += 1;
-            }
-            if let Some(Tok::Ident(name)) = phrase.toks.get(j).map(|t| &t.tok) {
-                defines.push(name.clone());
-            }
-        }
+        defines.extend(let_bound(&phrase.toks, |col| col == 1).cloned());
         phrase.defines = defines;
     }
     out
@@ -242,20 +227,21 @@ pub(crate) fn needed_tokens(
 /// own helpers, such as `of_list`'s local `fill`, which must not take the module's top-level
 /// function of the same name along (array.ml's `fill` needs a C external the subset lacks).
 fn locally_defined(toks: &[Token]) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    for (i, t) in toks.iter().enumerate() {
-        if !matches!(t.tok, Tok::Kw(Kw::Let) | Tok::Kw(Kw::And)) || t.pos.col == 1 {
-            continue;
+    let_bound(toks, |col| col > 1).cloned().collect()
+}
+
+/// The names bound by `let [rec] name` or `and name` whose keyword's column `col` accepts.
+fn let_bound(toks: &[Token], col: impl Fn(u32) -> bool) -> impl Iterator<Item = &String> {
+    toks.iter().enumerate().filter_map(move |(i, t)| {
+        if !matches!(t.tok, Tok::Kw(Kw::Let) | Tok::Kw(Kw::And)) || !col(t.pos.col) {
+            return None;
         }
-        let mut j = i + 1;
-        if matches!(toks.get(j).map(|t| &t.tok), Some(Tok::Kw(Kw::Rec))) {
-            j += 1;
+        let rec = matches!(toks.get(i + 1).map(|t| &t.tok), Some(Tok::Kw(Kw::Rec)));
+        match toks.get(i + 1 + usize::from(rec)).map(|t| &t.tok) {
+            Some(Tok::Ident(name)) => Some(name),
+            _ => None,
         }
-        if let Some(Tok::Ident(name)) = toks.get(j).map(|t| &t.tok) {
-            names.insert(name.clone());
-        }
-    }
-    names
+    })
 }
 
 /// `Sys.Native` as the prelude spells it, `Sys__Native`: the subset has no module paths to

@@ -197,14 +197,7 @@ fn a_list_call_counts_what_its_stdlib_definition_counts() {
     );
     let called = format!("{input}\nlet run l = (List.rev l, List.mem 3 l)");
     for n in [0i64, 7, 100] {
-        let a = Program::from_source("copied.ml", &copied)
-            .unwrap()
-            .count(n)
-            .unwrap();
-        let b = Program::from_source("called.ml", &called)
-            .unwrap()
-            .count(n)
-            .unwrap();
+        let (a, b) = (counted(&copied, n), counted(&called, n));
         assert_eq!(a.counts, b.counts, "n = {n}");
         assert_eq!(a.digest, b.digest, "n = {n}");
     }
@@ -216,6 +209,14 @@ fn a_list_call_counts_what_its_stdlib_definition_counts() {
     // rev: n conses (the input is built outside the run); mem 3 compares 0, 1, 2, 3.
     assert_eq!(counts["Cons"], 10);
     assert_eq!(counts["PolyCompare"], 4);
+}
+
+/// What `run (input n)` of `source` counts.
+fn counted(source: &str, n: i64) -> semantics::CountResult {
+    Program::from_source("t.ml", source)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .count(n)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The error `source` fails to load with.
@@ -271,14 +272,7 @@ fn list_init_spliced_in_as_written_counts_as_the_call() {
     );
     let called = format!("{input}\nlet run n = List.length (List.init n (fun i -> i))");
     for n in [0i64, 50, 10_001] {
-        let a = Program::from_source("spliced.ml", &spliced)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .count(n)
-            .unwrap();
-        let b = Program::from_source("called.ml", &called)
-            .unwrap()
-            .count(n)
-            .unwrap();
+        let (a, b) = (counted(&spliced, n), counted(&called, n));
         assert_eq!(a.digest, b.digest, "n = {n}");
         assert_eq!(a.counts.get("Cons"), b.counts.get("Cons"), "n = {n}");
     }

@@ -197,7 +197,7 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         &run_dir,
         controls,
         &split.controls,
-        split.control_failures,
+        &split.control_failures,
     )?;
     for (name, v) in &validations {
         print_validation(name, v);

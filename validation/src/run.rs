@@ -162,11 +162,14 @@ impl PreparedControls {
 
     /// Drops a control before measurement (e.g. not built by every compiler of a run).
     pub fn skip(&mut self, program: &str, reason: String) {
+        let before = self.ready.len();
         self.ready.retain(|r| r.program.name != program);
-        self.skipped.push(Skipped {
-            program: program.to_string(),
-            reason,
-        });
+        if self.ready.len() < before {
+            self.skipped.push(Skipped {
+                program: program.to_string(),
+                reason,
+            });
+        }
     }
 }
 
@@ -263,42 +266,50 @@ pub fn validate(
         .into_iter()
         .map(skipped_by)
         .collect::<Result<Vec<_>, _>>()?;
-    score_controls(model, prepared, outcome.estimates, failures)
+    score_controls(model, prepared, &outcome.estimates, failures)
+}
+
+/// Why a measurement's failure rules out its program, `None` for a failure that rules out the
+/// whole measurement (the samples could not be saved).
+pub fn skipped_reason(failure: &BenchError) -> Option<String> {
+    Some(match failure {
+        BenchError::Measure { size, source, .. } => format!("failed at size {size}: {source}"),
+        BenchError::DigestMismatch { size, .. } => {
+            format!("its layouts disagree on the result at size {size}")
+        }
+        BenchError::TooFewSamples { size, .. } => {
+            format!("too few samples at size {size}: raise the quota")
+        }
+        _ => return None,
+    })
 }
 
 /// A measurement's failure as the control it rules out, or the failure itself when it rules
-/// out the whole measurement (the samples could not be saved).
-pub fn skipped_by(failure: BenchError) -> Result<Skipped, BenchError> {
-    let (program, reason) = match failure {
-        BenchError::Measure {
-            benchmark,
-            size,
-            source,
-            ..
-        } => (benchmark, format!("failed at size {size}: {source}")),
-        BenchError::DigestMismatch {
-            benchmark, size, ..
-        } => (
-            benchmark,
-            format!("its layouts disagree on the result at size {size}"),
-        ),
-        BenchError::TooFewSamples { benchmark, size } => (
-            benchmark,
-            format!("too few samples at size {size}: raise the quota"),
-        ),
-        other => return Err(other),
-    };
-    Ok(Skipped { program, reason })
+/// out the whole measurement.
+fn skipped_by(failure: BenchError) -> Result<Skipped, BenchError> {
+    let reason = skipped_reason(&failure);
+    match (failure, reason) {
+        (
+            BenchError::Measure { benchmark, .. }
+            | BenchError::DigestMismatch { benchmark, .. }
+            | BenchError::TooFewSamples { benchmark, .. },
+            Some(reason),
+        ) => Ok(Skipped {
+            program: benchmark,
+            reason,
+        }),
+        (other, _) => Err(other),
+    }
 }
 
 /// Scores `model` on controls measured elsewhere (`estimates`, with the controls the
-/// measurement's `failures` ruled out, see [`skipped_by`]): a control whose binary failed,
+/// measurement's `failures` ruled out, see [`skipped_reason`]): a control whose binary failed,
 /// whose layouts disagree or whose native result differs from the interpreter's is reported
 /// as skipped; the others are scored.
 pub fn score_controls(
     model: &CostModel,
     prepared: PreparedControls,
-    estimates: Vec<Estimate>,
+    estimates: &[Estimate],
     failures: Vec<Skipped>,
 ) -> Result<Validation, ValidationError> {
     let PreparedControls {
@@ -312,8 +323,8 @@ pub fn score_controls(
             skipped.push(failure);
         }
     }
-    let estimates: Vec<_> = estimates
-        .into_iter()
+    let estimates: Vec<&Estimate> = estimates
+        .iter()
         .filter(|e| e.compiler == compiler && ready.iter().any(|r| r.program.name == e.benchmark))
         .collect();
 
