@@ -83,6 +83,16 @@ fn raise_open_file_limit() {
     }
 }
 
+/// The layouts program `p` is measured in: those every compiler built, at most the plan's.
+fn layouts_built(plan: &BenchPlan, binaries: &[Vec<Vec<BuiltBinary>>], p: usize) -> u32 {
+    binaries
+        .iter()
+        .map(|per_program| per_program.get(p).map_or(0, Vec::len) as u32)
+        .min()
+        .unwrap_or(0)
+        .min(plan.layouts)
+}
+
 /// The run's canary readings, judged against the plan's reference level if it has one.
 fn timeline(plan: &BenchPlan, measured: &Measured) -> Option<CanaryTimeline> {
     CanaryTimeline::new(measured.canary.clone()).map(|t| t.with_reference(plan.canary_reference))
@@ -90,7 +100,8 @@ fn timeline(plan: &BenchPlan, measured: &Measured) -> Option<CanaryTimeline> {
 
 /// Measures `binaries[c][p][layout]` (as built for `plan`) at every size of every program:
 /// the planned rounds, then catch-up rounds ([`crate::catch_up`]) for the points the canary
-/// saw disturbed too often.
+/// saw disturbed too often. A program is measured in the layouts it was built in, at most the
+/// plan's: a suite builds its controls, which are validated rather than fitted, in fewer.
 pub fn measure_built(
     plan: &BenchPlan,
     binaries: &[Vec<Vec<BuiltBinary>>],
@@ -126,7 +137,7 @@ pub fn measure_built(
     for (p, program) in plan.programs.iter().enumerate() {
         for &size in &program.sizes {
             for (c, setup) in plan.compilers.iter().enumerate() {
-                for layout in 0..plan.layouts {
+                for layout in 0..layouts_built(plan, binaries, p) {
                     let key = PointKey {
                         benchmark: program.name.clone(),
                         compiler: setup.compiler.name.clone(),
@@ -255,7 +266,7 @@ pub fn measure_built(
     }
 
     let mut estimates = Vec::new();
-    for program in &plan.programs {
+    for (p, program) in plan.programs.iter().enumerate() {
         if failed_programs.contains(&program.name) {
             continue;
         }
@@ -264,7 +275,7 @@ pub fn measure_built(
                 let compiler = &setup.compiler.name;
                 let mut layouts: Vec<LayoutEstimate> = Vec::new();
                 let mut layout_digests: Vec<String> = Vec::new();
-                for layout in 0..plan.layouts {
+                for layout in 0..layouts_built(plan, binaries, p) {
                     let key = PointKey {
                         benchmark: program.name.clone(),
                         compiler: compiler.clone(),

@@ -22,6 +22,17 @@ use validation::{PreparedControls, Skipped, ValidateOptions, Validation};
 /// can take it, since template names are OCaml identifiers.
 pub const CONTROL_PREFIX: &str = "control:";
 
+/// The layouts a suite times its controls in, for `layouts` of the training programs.
+/// Controls are validated, not fitted: four layouts average their layout effect well enough
+/// (a default run's controls spread 11% across layouts, so the mean of four is within about
+/// ±6%, far inside the model's error), and the visits saved keep the default suite within its
+/// time budget (docs/design.md, "Choosing the budget").
+pub fn control_layouts(layouts: u32) -> u32 {
+    layouts.min(CONTROL_LAYOUTS)
+}
+
+const CONTROL_LAYOUTS: u32 = 4;
+
 /// Counts and builds the suite's controls for every compiler (in `controls/<compiler>/build`,
 /// where validation builds them). A control that some compiler could not prepare is left out
 /// for all, so that every measured point has a partner under every compiler.

@@ -127,13 +127,14 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     }
 
     // The controls are counted and built now, so that they are timed in the same rounds as
-    // the training programs (pipeline::joint).
+    // the training programs (pipeline::joint), in fewer layouts: they are validated, not
+    // fitted.
     let controls = pipeline::joint::prepare_controls(
         &run_dir,
         settings.controls.as_deref(),
         settings.control_sizes,
         &compilers,
-        layouts,
+        pipeline::joint::control_layouts(layouts),
         &mut progress,
     )?;
 
