@@ -97,9 +97,11 @@
 //!   back (`n * fact (n - 1)` spills `n`). `Frame`: a function that calls, allocates, loops
 //!   (a poll of the minor heap heads each loop), raises or pushes a handler sets up a stack
 //!   frame on entry (a function's tail call to itself jumps past it). All three come from the liveness pass (`liveness.rs`).
-//! - **Table jumps the processor mispredicts** count `JumpMiss`: a model of the
-//!   indirect-jump predictor runs beside the program (`table_jump.rs`) and sees the arm each
-//!   `match` of more than two arms takes. Two-way tests are not counted (see there).
+//! - **Branches the processor mispredicts** count `JumpMiss` (a `match` of more than two arms
+//!   jumps through a table) and `BranchMiss` (an `if`): the run's branches are recorded and
+//!   replayed through model predictors (`table_jump.rs`, `branch_trace.rs`) three times — the
+//!   first two passes are the benchmark's previous runs, whose identical outcomes the
+//!   predictor has partly memorised — and the misses of the third are counted.
 //! - **Returns the processor mispredicts** count `ReturnMiss`: a model of the return-address
 //!   stack (`return_stack.rs`) follows every non-tail call and its return; a recursion deeper
 //!   than the stack that calls on its way back misses once per level beyond it.
@@ -200,6 +202,7 @@
 
 mod ast;
 mod boxing;
+mod branch_trace;
 pub mod cache;
 
 mod catalogue;

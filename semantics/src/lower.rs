@@ -162,7 +162,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
 pub(crate) struct Lower {
     /// Arity of every function, so that calls of a closed function can be resolved here.
     pub(crate) arities: Vec<u32>,
-    /// Table-jump sites numbered so far (see [`crate::table_jump`]).
+    /// Branch sites numbered so far: table jumps and `if`s (see [`crate::branch_trace`]).
     pub(crate) sites: std::cell::Cell<u32>,
 }
 
@@ -207,7 +207,7 @@ macro_rules! int_cmp {
 }
 
 impl Lower {
-    /// A new table-jump site.
+    /// A new branch site.
     pub(crate) fn site(&self) -> u32 {
         let site = self.sites.get();
         self.sites.set(site + 1);
@@ -267,7 +267,15 @@ impl Lower {
             Code::If(b) => {
                 let (c, t, e) = *b;
                 let (c, t, e) = (self.cond(c), self.code(t, tail), self.code(e, tail));
-                ev(move |m| if c(m)? { t(m) } else { e(m) })
+                let site = self.site();
+                ev(move |m| {
+                    let taken = c(m)?;
+                    if m.branch(site, taken) {
+                        t(m)
+                    } else {
+                        e(m)
+                    }
+                })
             }
             Code::Let(l) => self.let_(*l, tail),
             Code::Seq(b) => {

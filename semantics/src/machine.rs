@@ -86,8 +86,8 @@ pub(crate) struct Machine<'p> {
     unwind: Option<Unwind>,
     /// Lowest stack address recursion may reach (the evaluation thread's stack grows down).
     stack_limit: usize,
-    /// The model of the processor's indirect-jump predictor (`JumpMiss`).
-    predictor: crate::table_jump::JumpPredictor,
+    /// The run's branches, for the model predictors (`JumpMiss`, `BranchMiss`).
+    pub(crate) branches: crate::branch_trace::BranchTrace,
     /// The model of the processor's return-address stack (`ReturnMiss`).
     returns: crate::return_stack::ReturnStack,
 }
@@ -170,7 +170,7 @@ impl<'p> Machine<'p> {
             },
             unwind: None,
             stack_limit: stack_address().saturating_sub(stack_budget),
-            predictor: Default::default(),
+            branches: Default::default(),
             returns: Default::default(),
         }
     }
@@ -178,9 +178,14 @@ impl<'p> Machine<'p> {
     /// A `match` at `site` jumped through its table to `arm`.
     #[inline(always)]
     pub(crate) fn table_jump(&mut self, site: u32, arm: usize) {
-        if self.predictor.jump(site, arm as u8) {
-            self.count(Counter::JumpMiss);
-        }
+        self.branches.jump(site, arm as u8);
+    }
+
+    /// The two-way branch at `site` went the `taken` way.
+    #[inline(always)]
+    pub(crate) fn branch(&mut self, site: u32, taken: bool) -> bool {
+        self.branches.branch(site, taken);
+        taken
     }
 
     #[inline(always)]

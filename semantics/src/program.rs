@@ -94,6 +94,7 @@ impl Program {
                 })?;
             m.counts = [0; crate::catalogue::COUNTER_COUNT];
             m.counts[Counter::Base as usize] = 1;
+            m.branches.clear();
             let run_fn = m.global(run);
             heap::start();
             let result = m.call_from_driver(run_fn, vec![x]);
@@ -117,6 +118,9 @@ impl Program {
             m.counts[Counter::ScannedFrame as usize] =
                 allocation.scanned_frames(heap_words).round() as u64;
             m.counts[Counter::MajorWord as usize] = allocation.direct_major_words;
+            let misses = m.branches.misses(true);
+            m.counts[Counter::JumpMiss as usize] = misses.jumps;
+            m.counts[Counter::BranchMiss as usize] = misses.branches;
             Ok(CountResult {
                 size,
                 counts: nonzero(&m.counts),
@@ -151,6 +155,7 @@ impl Program {
             for (i, item) in compiled.items.iter().enumerate() {
                 if i == compiled.prelude_items {
                     m.counts = [0; crate::catalogue::COUNTER_COUNT];
+                    m.branches.clear();
                 }
                 if let Some(v) = m
                     .run_item(item)
@@ -161,7 +166,12 @@ impl Program {
             }
             if compiled.items.len() == compiled.prelude_items {
                 m.counts = [0; crate::catalogue::COUNTER_COUNT];
+                m.branches.clear();
             }
+            // A script runs once: its branches meet cold predictors.
+            let misses = m.branches.misses(false);
+            m.counts[Counter::JumpMiss as usize] = misses.jumps;
+            m.counts[Counter::BranchMiss as usize] = misses.branches;
             Ok(CountResult {
                 size: 0,
                 counts: nonzero(&m.counts),

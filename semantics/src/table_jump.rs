@@ -10,10 +10,8 @@
 //! the predictors of current x86 cores do, and misses three times in four on four random
 //! targets — as they do.
 //!
-//! Two-way branches (`if`, `&&`, a two-arm match) are left out: measured here, a coin-toss
-//! branch that the rest of the loop does not wait for costs about 0.5 ns per miss, because the
-//! processor partly learns the outcomes of a benchmark's input that is run again and again,
-//! and overlaps the rest; no single price fits them.
+//! The interpreter replays a run's jumps through it after two warm passes (`branch_trace.rs`):
+//! a benchmark's run follows identical ones, so the table holds what they taught it.
 
 /// Bits of the site-and-history index.
 const TABLE_BITS: u32 = 14;
