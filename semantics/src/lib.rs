@@ -219,6 +219,7 @@ mod ir;
 mod lexer;
 mod liveness;
 mod lower;
+mod lower_array;
 mod lower_data;
 mod lower_imperative;
 mod lower_string;
