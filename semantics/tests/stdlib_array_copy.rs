@@ -279,3 +279,33 @@ fn predicted_words_are_the_words_the_native_run_allocates() {
         assert_eq!(predicted, native, "size {size}");
     }
 }
+
+/// `Array.stable_sort` (its `merge` ends with a `blit`) and `Array.make_matrix` count now that
+/// the copies do.
+const SORT_AND_MATRIX: &str = "
+let input n = Array.init n (fun i -> (i * 7919) land 1023)
+
+let run a =
+  let b = Array.copy a in
+  Array.stable_sort compare b;
+  let m = Array.make_matrix 3 (Array.length a) 0 in
+  Array.blit b 0 m.(1) 0 (Array.length b);
+  (b, m, Array.concat [b; a])
+";
+
+#[test]
+fn functions_written_with_the_copies_agree_with_native_code() {
+    common::assert_agrees_with_native("sort_matrix.ml", SORT_AND_MATRIX, &[0, 5, 100, 400]);
+    for size in [5, 100, 400] {
+        let r = result(SORT_AND_MATRIX, size as i64);
+        let predicted = (
+            r.allocation.words - r.allocation.direct_major_words,
+            r.allocation.direct_major_words,
+        );
+        assert_eq!(
+            predicted,
+            native_words(SORT_AND_MATRIX, size),
+            "size {size}"
+        );
+    }
+}
