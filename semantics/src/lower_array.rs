@@ -91,7 +91,7 @@ fn gather(m: &mut Machine<'_>, parts: &[(Rc<MutBlock>, usize, usize)]) -> Value 
         m.count_n(Counter::BytesCopyWord, size);
         *block.fields.borrow_mut() = elements.into_boxed_slice();
     } else {
-        m.count_n(Counter::ArrayBarrierWord, size);
+        m.count_n(Counter::ArrayInitWord, size);
         for (i, v) in elements.into_iter().enumerate() {
             crate::remembered::store(&block, i, v);
         }

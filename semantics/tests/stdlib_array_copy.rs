@@ -1,6 +1,6 @@
 //! `Array.copy`, `append`, `sub`, `concat`, `blit` and `fill`: array.ml's code around the
 //! runtime's `caml_array_sub` / `append` / `concat` (ArrayCopy, then a `memcpy` per element or
-//! `caml_initialize` into a major result), `caml_array_blit` and `caml_array_fill` (BytesCopy,
+//! `caml_initialize` into a major result: ArrayInitWord), `caml_array_blit` and `caml_array_fill` (BytesCopy,
 //! then per element a `memmove`, a plain store, `caml_modify` or the inline barrier), with
 //! hand-computed counts, the native digest, and the words the native program allocates.
 
@@ -95,7 +95,7 @@ fn copy_beyond_256_words_is_allocated_major_and_initialized_per_element() {
     );
     // 257 elements: caml_alloc_shr and caml_initialize per element instead of memcpy.
     let r = result(source, 257);
-    assert_eq!(r.counts["ArrayBarrierWord"], 257);
+    assert_eq!(r.counts["ArrayInitWord"], 257);
     assert_eq!(r.counts.get("BytesCopyWord"), None);
     assert_eq!(r.counts["MajorWord"], 258);
     assert_eq!(
@@ -108,7 +108,7 @@ fn copy_beyond_256_words_is_allocated_major_and_initialized_per_element() {
         300,
     );
     assert_eq!(floats.counts["BytesCopyWord"], 300);
-    assert_eq!(floats.counts.get("ArrayBarrierWord"), None);
+    assert_eq!(floats.counts.get("ArrayInitWord"), None);
     assert_eq!(floats.allocation.direct_major_words, 301);
     // The empty array is returned as it is: no call.
     let empty = count(source, 0);
@@ -140,7 +140,7 @@ fn append_and_concat_gather_their_sources() {
         expect(&[("ArrayCopy", 1), ("BytesCopyWord", 7), ("Base", 1)])
     );
     let r = result(concat, 300);
-    assert_eq!(r.counts["ArrayBarrierWord"], 302);
+    assert_eq!(r.counts["ArrayInitWord"], 302);
     assert_eq!(r.allocation.direct_major_words, 303);
 }
 
