@@ -271,6 +271,7 @@ fn imp_operand_context(op: ImpOp, i: usize) -> Context {
             ..
         } if i == 2 => Context::Boxed,
         ImpOp::ArrayMake if i == 1 => Context::Boxed,
+        ImpOp::Arr(crate::ir::ArrOp::Fill) if i == 3 => Context::Boxed,
         _ => Context::Unboxed,
     }
 }

@@ -120,6 +120,7 @@ impl Compiler<'_> {
             | Prim::ArrayMake
             | Prim::ArrayUnsafeGet
             | Prim::ArrayUnsafeSet
+            | Prim::ArrayCopy(_)
             | Prim::StringLength
             | Prim::StringGet
             | Prim::StringUnsafeGet

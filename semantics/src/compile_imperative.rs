@@ -231,6 +231,7 @@ impl Compiler<'_> {
                 self.imp(op, vec![arg(0), arg(1), arg(2)], pos)
             }
             Prim::ArrayMake => self.imp(ImpOp::ArrayMake, vec![arg(0), arg(1)], pos),
+            Prim::ArrayCopy(op) => self.imp(ImpOp::Arr(op), args, pos),
             other => match other.string_op() {
                 // A string external's operands are its arguments, all of them, in order.
                 Some(op) => {

@@ -157,6 +157,13 @@ impl Born {
         self.0.get() == MAJOR
     }
 
+    /// Whether the run allocated the block in the minor heap (a collection may have promoted
+    /// it since: when, is a matter of phase); `input`'s data and static data are old.
+    #[inline]
+    pub(crate) fn is_young_of_run(&self) -> bool {
+        self.0.get() < MAJOR
+    }
+
     /// Whether the block is young and remembered: what is stored into it is reached from the
     /// remembered set too.
     #[inline]

@@ -292,6 +292,24 @@ pub(crate) enum ImpOp {
     ArrayMake,
     /// A string or `bytes` primitive (operands: the external's arguments, in order).
     Str(StrOp),
+    /// One of array.ml's C externals that copy or fill (operands: its arguments, in order).
+    Arr(ArrOp),
+}
+
+/// array.ml's externals behind `Array.copy`, `append`, `sub`, `concat`, `blit` and `fill`
+/// (see `lower_array`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArrOp {
+    /// `caml_array_sub a ofs len`.
+    Sub,
+    /// `caml_array_append a1 a2`.
+    Append,
+    /// `caml_array_concat arrays`.
+    Concat,
+    /// `caml_array_blit src srcofs dst dstofs len`.
+    Blit,
+    /// `caml_array_fill a ofs len v`.
+    Fill,
 }
 
 /// The string and `bytes` primitives (see `lower_string`).

@@ -138,7 +138,12 @@
 //!   pointer: the write barrier); `a.(i)` and `a.(i) <- v` count `ArrayGet` / `ArraySet`, which
 //!   include the bounds check, as `Array.length` counts `ArrayLength`. `Array.make n x` is a C
 //!   call, `ArrayMake` + `ArrayMakeWord` × n; beyond 256 elements it allocates directly in the
-//!   major heap ([`Allocation::direct_major_words`]).
+//!   major heap ([`Allocation::direct_major_words`]). `Array.copy`/`append`/`sub`/`concat`/
+//!   `blit`/`fill` are array.ml's code around the runtime's copies (`lower_array`):
+//!   `ArrayCopy` per `caml_array_gather`, `BytesCopy` per blit or fill, and per element a
+//!   `memcpy`/`memmove` word, a plain store, a `caml_initialize` (`ArrayInitWord`), a
+//!   `caml_modify` or an inline barrier (`ArrayBarrierWord`), by whether the destination is a
+//!   float array, young or old.
 //! - **Strings.** A char is an immediate. `s.[i]` / `String.get` / `Bytes.get` count
 //!   `StringGet`, `Bytes.set` `StringSet`, `String.length` `StringLength` (inline code: a
 //!   header load, the padding byte, a bounds check); the `unsafe_` forms `TupleMatch` and
@@ -222,6 +227,7 @@ mod ir;
 mod lexer;
 mod liveness;
 mod lower;
+mod lower_array;
 mod lower_data;
 mod lower_imperative;
 mod lower_string;

@@ -77,6 +77,7 @@ pub(crate) fn needs_frame(code: &Code, own: FunId) -> bool {
             node.op,
             ImpOp::Make { .. }
                 | ImpOp::ArrayMake
+                | ImpOp::Arr(_)
                 | ImpOp::Str(StrOp::Create | StrOp::Fill | StrOp::Blit)
                 | ImpOp::SetField {
                     store: StoreKind::Barrier,

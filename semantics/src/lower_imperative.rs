@@ -129,9 +129,12 @@ impl Lower {
         if let ImpOp::Str(op) = op {
             return self.string_op(op, args, pos);
         }
+        if let ImpOp::Arr(op) = op {
+            return self.array_op(op, args, pos);
+        }
         let mut take = || args.remove(0);
         match op {
-            ImpOp::Make { .. } | ImpOp::Str(_) => unreachable!("built above"),
+            ImpOp::Make { .. } | ImpOp::Str(_) | ImpOp::Arr(_) => unreachable!("built above"),
             ImpOp::GetField { index, .. } => {
                 let r = take();
                 ev(move |m| {

@@ -8,6 +8,7 @@
 //! native code, so creating it counts nothing).
 
 use crate::ast::BinOp;
+use crate::ir::ArrOp;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Prim {
@@ -45,6 +46,9 @@ pub(crate) enum Prim {
     ArrayMake,
     ArrayUnsafeGet,
     ArrayUnsafeSet,
+    /// array.ml's externals that copy or fill: `caml_array_sub`, `caml_array_append`,
+    /// `caml_array_concat`, `caml_array_blit`, `caml_array_fill`.
+    ArrayCopy(crate::ir::ArrOp),
     /// `String.length`, `Bytes.length`.
     StringLength,
     /// `s.[i]`, `String.get`, `Bytes.get`.
@@ -359,6 +363,38 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
         prim: Prim::ArrayMake,
         signature: "int -> 'a -> 'a array",
         arity: 2,
+    },
+    // array.ml's externals under `Array.copy`, `append`, `sub`, `blit`, `fill`, and
+    // `Array.concat` itself.
+    PrimInfo {
+        name: "Array.unsafe_sub",
+        prim: Prim::ArrayCopy(ArrOp::Sub),
+        signature: "'a array -> int -> int -> 'a array",
+        arity: 3,
+    },
+    PrimInfo {
+        name: "Array.append_prim",
+        prim: Prim::ArrayCopy(ArrOp::Append),
+        signature: "'a array -> 'a array -> 'a array",
+        arity: 2,
+    },
+    PrimInfo {
+        name: "Array.concat",
+        prim: Prim::ArrayCopy(ArrOp::Concat),
+        signature: "'a array list -> 'a array",
+        arity: 1,
+    },
+    PrimInfo {
+        name: "Array.unsafe_blit",
+        prim: Prim::ArrayCopy(ArrOp::Blit),
+        signature: "'a array -> int -> 'a array -> int -> int -> unit",
+        arity: 5,
+    },
+    PrimInfo {
+        name: "Array.unsafe_fill",
+        prim: Prim::ArrayCopy(ArrOp::Fill),
+        signature: "'a array -> int -> int -> 'a -> unit",
+        arity: 4,
     },
     // The externals of string.ml, bytes.ml, char.ml and stdlib.ml that the string functions
     // of the prelude (`crate::prelude`) and programs call.

@@ -225,7 +225,7 @@ pub(crate) fn needed_tokens(
 
 /// The names a phrase defines with a nested `let [rec]` or `and` (not in the first column): its
 /// own helpers, such as `of_list`'s local `fill`, which must not take the module's top-level
-/// function of the same name along (array.ml's `fill` needs a C external the subset lacks).
+/// function of the same name along (array.ml's `fill`, which would then be compiled for nothing).
 fn locally_defined(toks: &[Token]) -> BTreeSet<String> {
     let_bound(toks, |col| col > 1).cloned().collect()
 }

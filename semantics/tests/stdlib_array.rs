@@ -80,8 +80,8 @@ fn generic_stores_call_caml_modify_except_into_a_float_array() {
 
 #[test]
 fn array_of_list_takes_its_own_local_fill_not_the_module_s() {
-    // array.ml's `of_list` defines a local `fill`; the module's top-level `fill` (a C external
-    // the subset lacks) must not come along with it.
+    // array.ml's `of_list` defines a local `fill`; the module's top-level `fill` (the checks
+    // around `caml_array_fill`) must not come along with it, nor be what the local name calls.
     let source = "let input n = List.init n (fun i -> i * 3)\n\
                   let run l = let a = Array.of_list l in Array.fold_left ( + ) 0 a + List.length (Array.to_list a)";
     common::assert_agrees_with_native("of_list.ml", source, &[0, 1, 50]);
