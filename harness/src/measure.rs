@@ -135,9 +135,10 @@ pub fn measure_built(
     let mut slots: BTreeMap<PointKey, Slot> = BTreeMap::new();
     let mut points: Vec<PointKey> = Vec::new();
     for (p, program) in plan.programs.iter().enumerate() {
+        let program_layouts = layouts_built(plan, binaries, p);
         for &size in &program.sizes {
             for (c, setup) in plan.compilers.iter().enumerate() {
-                for layout in 0..layouts_built(plan, binaries, p) {
+                for layout in 0..program_layouts {
                     let key = PointKey {
                         benchmark: program.name.clone(),
                         compiler: setup.compiler.name.clone(),
@@ -270,12 +271,13 @@ pub fn measure_built(
         if failed_programs.contains(&program.name) {
             continue;
         }
+        let program_layouts = layouts_built(plan, binaries, p);
         'size: for &size in &program.sizes {
             for setup in &plan.compilers {
                 let compiler = &setup.compiler.name;
                 let mut layouts: Vec<LayoutEstimate> = Vec::new();
                 let mut layout_digests: Vec<String> = Vec::new();
-                for layout in 0..layouts_built(plan, binaries, p) {
+                for layout in 0..program_layouts {
                     let key = PointKey {
                         benchmark: program.name.clone(),
                         compiler: compiler.clone(),

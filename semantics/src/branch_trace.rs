@@ -28,6 +28,8 @@
 //! ns per element missed as a cold predictor would miss half; the model predicts 231, 6515
 //! and one half.
 
+use crate::catalogue::Counter;
+use crate::machine::Machine;
 use crate::table_jump::JumpPredictor;
 
 /// Sets of the long tagged table, of [`WAYS`] entries each: 6144 entries.
@@ -94,6 +96,30 @@ impl BranchTrace {
             pass(false);
         }
         pass(true)
+    }
+}
+
+/// How the compiled program reports its branches, and the run's misses are counted.
+impl Machine<'_> {
+    /// A `match` at `site` jumped through its table to `arm`.
+    #[inline(always)]
+    pub(crate) fn table_jump(&mut self, site: u32, arm: usize) {
+        self.branches.jump(site, arm as u8);
+    }
+
+    /// Sets `JumpMiss` and `BranchMiss` to the misses of the recorded run: after identical
+    /// runs (`warm`, a benchmark's steady state) or on cold predictors (a script).
+    pub(crate) fn count_branch_misses(&mut self, warm: bool) {
+        let misses = self.branches.misses(warm);
+        self.counts[Counter::JumpMiss as usize] = misses.jumps;
+        self.counts[Counter::BranchMiss as usize] = misses.branches;
+    }
+
+    /// The two-way branch at `site` went the `taken` way.
+    #[inline(always)]
+    pub(crate) fn branch(&mut self, site: u32, taken: bool) -> bool {
+        self.branches.branch(site, taken);
+        taken
     }
 }
 

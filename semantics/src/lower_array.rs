@@ -24,7 +24,7 @@ use crate::catalogue::Counter;
 use crate::heap::{Born, MAX_YOUNG_WOSIZE};
 use crate::ir::ArrOp;
 use crate::lower::{ev, Ev, Lower, Operand};
-use crate::lower_imperative::invalid_argument;
+use crate::lower_imperative::{in_range, invalid_argument};
 use crate::machine::{Machine, R};
 use crate::value::*;
 use std::cell::RefCell;
@@ -37,15 +37,6 @@ fn array(v: &Value) -> &Rc<MutBlock> {
         Value::Mut(b) => b,
         other => unreachable!("expected an array, got {other:?}"),
     }
-}
-
-/// Whether elements `ofs .. ofs + len` lie in an array of `size` elements.
-fn in_range(ofs: i64, len: i64, size: usize) -> bool {
-    ofs >= 0
-        && len >= 0
-        && ofs
-            .checked_add(len)
-            .is_some_and(|end| end as u64 <= size as u64)
 }
 
 /// Whether stores into `b` need the collector's per-element care: a block of values that is
@@ -99,6 +90,12 @@ fn gather(m: &mut Machine<'_>, parts: &[(Rc<MutBlock>, usize, usize)]) -> Value 
     Value::Mut(block)
 }
 
+/// All of array `b`, as a part of a gather.
+fn whole(b: Rc<MutBlock>) -> (Rc<MutBlock>, usize, usize) {
+    let len = b.fields.borrow().len();
+    (b, 0, len)
+}
+
 /// The arrays of an `'a array list`, in order.
 fn arrays_of_list(list: &Value) -> Vec<Rc<MutBlock>> {
     let mut out = Vec::new();
@@ -137,11 +134,7 @@ impl Lower {
                     let a1 = a1.get(m)?;
                     let parts: Vec<_> = [a1, a2]
                         .iter()
-                        .map(|a| {
-                            let b = Rc::clone(array(a));
-                            let len = b.fields.borrow().len();
-                            (b, 0, len)
-                        })
+                        .map(|a| whole(Rc::clone(array(a))))
                         .collect();
                     Ok(gather(m, &parts))
                 })
@@ -150,13 +143,7 @@ impl Lower {
                 let list = take();
                 ev(move |m| {
                     let list = list.get(m)?;
-                    let parts: Vec<_> = arrays_of_list(&list)
-                        .into_iter()
-                        .map(|b| {
-                            let len = b.fields.borrow().len();
-                            (b, 0, len)
-                        })
-                        .collect();
+                    let parts: Vec<_> = arrays_of_list(&list).into_iter().map(whole).collect();
                     Ok(gather(m, &parts))
                 })
             }

@@ -19,6 +19,16 @@ fn block(v: &Value) -> &MutBlock {
     }
 }
 
+/// Whether elements `ofs .. ofs + len` lie in a block of `size` elements (bytes of a string,
+/// fields of an array): the runtime's check before a copy, fill or blit.
+pub(crate) fn in_range(ofs: i64, len: i64, size: usize) -> bool {
+    ofs >= 0
+        && len >= 0
+        && ofs
+            .checked_add(len)
+            .is_some_and(|end| end as u64 <= size as u64)
+}
+
 /// Raises `Invalid_argument message` at `pos`, as the runtime's bounds checks and the Stdlib's
 /// argument checks do.
 #[cold]

@@ -8,7 +8,7 @@ use crate::catalogue::Counter;
 use crate::heap::{Born, MAX_YOUNG_WOSIZE};
 use crate::ir::StrOp;
 use crate::lower::{ev, Ev, Lower, Operand};
-use crate::lower_imperative::invalid_argument;
+use crate::lower_imperative::{in_range, invalid_argument};
 use crate::value::*;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -23,15 +23,6 @@ fn string(v: &Value) -> &StrBlock {
         Value::Str(s) => s,
         other => unreachable!("expected a string, got {other:?}"),
     }
-}
-
-/// Whether bytes `ofs .. ofs + len` lie in a string of `size` bytes.
-fn in_range(ofs: i64, len: i64, size: usize) -> bool {
-    ofs >= 0
-        && len >= 0
-        && ofs
-            .checked_add(len)
-            .is_some_and(|end| end as u64 <= size as u64)
 }
 
 /// Words moved by a memmove or memset of `len` bytes.

@@ -175,19 +175,6 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// A `match` at `site` jumped through its table to `arm`.
-    #[inline(always)]
-    pub(crate) fn table_jump(&mut self, site: u32, arm: usize) {
-        self.branches.jump(site, arm as u8);
-    }
-
-    /// The two-way branch at `site` went the `taken` way.
-    #[inline(always)]
-    pub(crate) fn branch(&mut self, site: u32, taken: bool) -> bool {
-        self.branches.branch(site, taken);
-        taken
-    }
-
     #[inline(always)]
     pub(crate) fn count(&mut self, c: Counter) {
         self.counts[c as usize] += 1;

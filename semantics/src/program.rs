@@ -118,9 +118,7 @@ impl Program {
             m.counts[Counter::ScannedFrame as usize] =
                 allocation.scanned_frames(heap_words).round() as u64;
             m.counts[Counter::MajorWord as usize] = allocation.direct_major_words;
-            let misses = m.branches.misses(true);
-            m.counts[Counter::JumpMiss as usize] = misses.jumps;
-            m.counts[Counter::BranchMiss as usize] = misses.branches;
+            m.count_branch_misses(true);
             Ok(CountResult {
                 size,
                 counts: nonzero(&m.counts),
@@ -169,9 +167,7 @@ impl Program {
                 m.branches.clear();
             }
             // A script runs once: its branches meet cold predictors.
-            let misses = m.branches.misses(false);
-            m.counts[Counter::JumpMiss as usize] = misses.jumps;
-            m.counts[Counter::BranchMiss as usize] = misses.branches;
+            m.count_branch_misses(false);
             Ok(CountResult {
                 size: 0,
                 counts: nonzero(&m.counts),

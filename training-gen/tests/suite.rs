@@ -58,13 +58,12 @@ fn every_builtin_template_renders_compiles_and_passes_verification() {
     // Each template really runs the construct it claims to stress, at every size: in every
     // program, or, where variants differ only in the data (a constant or cyclic arm beside
     // random ones, whose misses the predictor learns), in at least one.
-    let mut templates: Vec<&str> = outcome
+    let templates: std::collections::BTreeSet<&str> = outcome
         .manifest
         .programs
         .iter()
         .map(|p| p.template.as_str())
         .collect();
-    templates.dedup();
     for template in templates {
         let programs: Vec<_> = outcome
             .manifest
