@@ -12,7 +12,7 @@ use crate::samples::CanaryRecord;
 use crate::sampling::{sample_visit, Driver, SamplingConfig, SamplingError};
 use crate::schedule::now_ms;
 use ocaml_runtime::process::DriverFault;
-use ocaml_runtime::{build_layout, RuntimeObjects, CANARY_ML};
+use ocaml_runtime::{build_layout, Placement, RuntimeObjects, CANARY_ML};
 use serde::{Deserialize, Serialize};
 use std::convert::Infallible;
 use std::time::{Duration, Instant};
@@ -63,8 +63,13 @@ impl Canary {
             layout: 0,
             source,
         };
-        let driver = Driver::spawn(&binary.path, plan.cpu, plan.sampling.reply_timeout)
-            .map_err(measure_fault)?;
+        let driver = Driver::spawn(
+            &binary.path,
+            plan.cpu,
+            Placement::default(),
+            plan.sampling.reply_timeout,
+        )
+        .map_err(measure_fault)?;
         Ok(Canary {
             driver,
             sampling: plan.sampling.clone(),

@@ -30,6 +30,10 @@ pub struct LayoutEstimate {
     /// Visits left out because the canary saw the machine disturbed while they ran.
     #[serde(default)]
     pub slow_machine_visits: usize,
+    /// Visits left out because their regression put them implausibly far below the others
+    /// ([`robust::plausible`]).
+    #[serde(default)]
+    pub implausible_visits: usize,
     /// Time per run of each visit the estimate considered, in round order.
     #[serde(default)]
     pub visit_ns_per_run: Vec<f64>,
@@ -116,7 +120,8 @@ pub fn layout_estimate(
     if fits.is_empty() {
         return None;
     }
-    let usable = robust::usable(&fits);
+    let quiet = robust::usable(&fits);
+    let usable = robust::plausible(&quiet);
     let slopes: Vec<f64> = usable.iter().map(|f| f.line.slope).collect();
     let (estimate, (ci_low, ci_high), replicates) =
         robust::estimate(&slopes, BOOTSTRAP_RESAMPLES, seed);
@@ -145,7 +150,8 @@ pub fn layout_estimate(
         samples,
         descheduled_samples: samples - kept,
         visits: fits.len(),
-        slow_machine_visits: fits.len() - usable.len(),
+        slow_machine_visits: fits.len() - quiet.len(),
+        implausible_visits: quiet.len() - usable.len(),
         visit_ns_per_run: usable.iter().map(|f| f.line.slope).collect(),
         ns_per_run: Interval {
             estimate,

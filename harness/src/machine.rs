@@ -44,6 +44,11 @@ pub struct RunInfo {
     pub catch_up_rounds: u32,
     pub growth: f64,
     pub pinned_cpu: Option<usize>,
+    /// Whether benchmark processes started with address randomisation off, each layout's
+    /// stack at its own fixed offset (`ocaml_runtime::placement`); false in runs from before
+    /// fixed placement, and where the system denies it.
+    #[serde(default)]
+    pub fixed_addresses: bool,
 }
 
 fn one() -> u32 {
@@ -103,6 +108,7 @@ impl RunInfo {
             catch_up_rounds: plan.sampling.catch_up_rounds,
             growth: plan.sampling.growth,
             pinned_cpu: plan.cpu,
+            fixed_addresses: ocaml_runtime::fixed_addresses_available(),
         }
     }
 }

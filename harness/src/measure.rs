@@ -181,7 +181,12 @@ pub fn measure_built(
             return Ok(());
         }
         if session.is_none() {
-            progress.stage("measure");
+            progress.stage(if info.fixed_addresses {
+                "measure"
+            } else {
+                "measure (address randomisation could not be turned off here, as a container's \
+                 seccomp profile may forbid: estimates will vary more between runs)"
+            });
             session = Some(VisitSession::start(plan, binaries, &slots, measured)?);
         }
         let session = session.as_mut().expect("started above");

@@ -4,7 +4,7 @@
 //! ([`crate::robust`]).
 
 use ocaml_runtime::process::{DriverFault, DriverProcess};
-use ocaml_runtime::{BatchSample, Reply, Request};
+use ocaml_runtime::{BatchSample, Placement, Reply, Request};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -62,9 +62,14 @@ pub struct Driver {
 }
 
 impl Driver {
-    pub fn spawn(binary: &Path, cpu: Option<usize>, limit: Duration) -> Result<Self, DriverFault> {
+    pub fn spawn(
+        binary: &Path,
+        cpu: Option<usize>,
+        placement: Placement,
+        limit: Duration,
+    ) -> Result<Self, DriverFault> {
         Ok(Driver {
-            process: DriverProcess::spawn(binary, cpu, limit)?,
+            process: DriverProcess::spawn(binary, cpu, placement, limit)?,
             size: None,
         })
     }

@@ -12,7 +12,7 @@ use crate::samples::{
 };
 use crate::sampling::{sample_visit, Driver, SamplingError};
 use crate::schedule::{now_ms, Visit};
-use ocaml_runtime::{BatchSample, BuiltBinary};
+use ocaml_runtime::{BatchSample, BuiltBinary, Placement};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Where a point's binary is: `binaries[compiler][program][layout]`.
@@ -139,7 +139,15 @@ impl<'a> VisitSession<'a> {
         {
             std::collections::btree_map::Entry::Occupied(e) => Ok(e.into_mut()),
             std::collections::btree_map::Entry::Vacant(e) => {
-                Driver::spawn(&binary.path, plan.cpu, plan.sampling.reply_timeout).map(|d| {
+                let layouts = self.binaries[slot.compiler][slot.program].len() as u32;
+                let placement = Placement::for_layout(&key.benchmark, slot.layout as u32, layouts);
+                Driver::spawn(
+                    &binary.path,
+                    plan.cpu,
+                    placement,
+                    plan.sampling.reply_timeout,
+                )
+                .map(|d| {
                     let record = &mut info.compilers[slot.compiler];
                     if record.minor_heap_words.is_none() {
                         record.minor_heap_words = Some(d.process.hello.minor_heap_words);

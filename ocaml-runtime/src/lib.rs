@@ -7,7 +7,8 @@
 //!   batches of `run (Sys.opaque_identity x)` with a monotonic nanosecond clock, answering the
 //!   deltas of `Gc.quick_stat` with each batch;
 //! - the **line protocol** it speaks ([`protocol`]), and its client ([`process`]): a driver
-//!   process pinned to one core, with a time limit on every reply;
+//!   process pinned to one core, with a time limit on every reply, started at fixed addresses
+//!   ([`placement`]: address randomisation off, the stack moved on purpose per layout);
 //! - the **result digest** ([`digest`]) that the driver computes from the runtime
 //!   representation of `run`'s result and the interpreter computes from its own values: the
 //!   two must agree, which is how we know the counted program is the timed one;
@@ -25,6 +26,7 @@ pub mod build;
 pub mod compiler;
 pub mod digest;
 pub mod native;
+pub mod placement;
 pub mod process;
 pub mod protocol;
 
@@ -33,5 +35,6 @@ pub use build::{
 };
 pub use compiler::{Compiler, CompilerError, CompilerSetup};
 pub use native::{digests_of_binary, native_digests};
+pub use placement::{fixed_addresses_available, Placement};
 pub use process::{DriverFault, DriverProcess};
 pub use protocol::{parse_reply, BatchSample, DriverHello, Reply, Request};

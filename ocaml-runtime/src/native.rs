@@ -3,6 +3,7 @@
 
 use crate::build::{build, source_hash, BuildSpec, RuntimeObjects};
 use crate::compiler::Compiler;
+use crate::placement::Placement;
 use crate::process::{DriverFault, DriverProcess};
 use crate::protocol::{Reply, Request};
 use std::path::Path;
@@ -14,7 +15,8 @@ pub fn digests_of_binary(
     sizes: &[u64],
     limit: Duration,
 ) -> Result<Vec<(u64, String)>, (u64, DriverFault)> {
-    let mut driver = DriverProcess::spawn(binary, None, limit).map_err(|e| (0, e))?;
+    let mut driver =
+        DriverProcess::spawn(binary, None, Placement::default(), limit).map_err(|e| (0, e))?;
     let mut digests = Vec::with_capacity(sizes.len());
     for &size in sizes {
         let ask = |driver: &mut DriverProcess, request| {

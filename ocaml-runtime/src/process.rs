@@ -2,6 +2,7 @@
 //! a time limit on every reply and the tail of its stderr kept for error messages. Dropping it
 //! kills the process.
 
+use crate::placement::Placement;
 use crate::protocol::{parse_reply, DriverHello, GarbageLine, Reply, Request};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -43,9 +44,16 @@ pub struct DriverProcess {
 }
 
 impl DriverProcess {
-    /// Starts `binary` pinned to `cpu` (when given) and waits for its hello line.
-    pub fn spawn(binary: &Path, cpu: Option<usize>, limit: Duration) -> Result<Self, DriverFault> {
+    /// Starts `binary` pinned to `cpu` (when given) at `placement`, and waits for its hello
+    /// line.
+    pub fn spawn(
+        binary: &Path,
+        cpu: Option<usize>,
+        placement: Placement,
+        limit: Duration,
+    ) -> Result<Self, DriverFault> {
         let mut cmd = Command::new(binary);
+        placement.apply(&mut cmd, binary);
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -91,6 +99,11 @@ impl DriverProcess {
             }
         }
         Ok(process)
+    }
+
+    /// The process's id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Sends one request and returns its reply; a driver `error` line becomes

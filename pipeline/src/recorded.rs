@@ -60,8 +60,13 @@ pub fn minor_heap_words(run: &RunDir, compiler: &str) -> Result<u64> {
         .and_then(|b| b.binary.clone())
         .with_context(|| format!("{}: no verified build for {compiler}", run.path().display()))?;
     let binary = run.join(binary);
-    let driver = ocaml_runtime::DriverProcess::spawn(&binary, None, Duration::from_secs(10))
-        .map_err(|e| anyhow::anyhow!("{}: {e}", binary.display()))?;
+    let driver = ocaml_runtime::DriverProcess::spawn(
+        &binary,
+        None,
+        ocaml_runtime::Placement::default(),
+        Duration::from_secs(10),
+    )
+    .map_err(|e| anyhow::anyhow!("{}: {e}", binary.display()))?;
     Ok(driver.hello.minor_heap_words)
 }
 

@@ -71,6 +71,7 @@ struct Settings {
     rounds: u32,
     growth: f64,
     pinned_cpu: Option<usize>,
+    fixed_addresses: bool,
 }
 
 #[derive(Serialize)]
@@ -290,6 +291,7 @@ pub fn write_report(dir: &std::path::Path) -> Result<PathBuf, ReportError> {
             rounds: data.run.rounds,
             growth: data.run.growth,
             pinned_cpu: data.run.pinned_cpu,
+            fixed_addresses: data.run.fixed_addresses,
         },
         machine_state: machine_state(&data),
         compilers: data
