@@ -5,29 +5,59 @@
 //! constructors of four kinds runs 4× slower than over a list of one kind). The interpreter
 //! sees every target, so it runs a model predictor beside the program and counts `JumpMiss`.
 //!
-//! The model predicts the target last seen at the same site after the same recent targets
-//! (the last six, hashed with the site), which learns a constant target and a short cycle as
-//! the predictors of current x86 cores do, and misses three times in four on four random
-//! targets — as they do.
+//! The model is a small ITTAGE: a table of 2048 entries in sets of 8, tagged by the site and
+//! the last [`HISTORY`] targets of any table jump, kept in the order last used and filled on
+//! mispredictions; where it holds nothing, the target last seen at the site. It learns a
+//! constant target and a short cycle, misses three jumps in four on a long random sequence of
+//! four targets, and memorises a short one — as the predictor of this machine does, measured
+//! on the `jumpmiss` templates (walks of 1000 to 20 000 list elements, 8 layouts; extra time
+//! over the one-target walk at about 12 ns a miss):
 //!
-//! The interpreter replays a run's jumps through it after two warm passes (`branch_trace.rs`):
-//! a benchmark's run follows identical ones, so the table holds what they taught it.
+//! | sequence | measured | model |
+//! |---|---|---|
+//! | 1000 of 4 random targets | 1% missed | 0% |
+//! | 10 000 and 20 000 of 4 random targets | 72–73% | 74% |
+//! | 1000 of 2 random targets | 39% | 44% |
+//! | 10 000 and 20 000 of 2 random targets | 49–50% | 50% |
+//! | A B C D A B … | 0% | 0% |
+//!
+//! Two random targets carry one bit of history each, four carry two: nine targets of history
+//! tell the 1000 positions of a four-target sequence apart, not those of a two-target one;
+//! 2048 entries hold 1000 positions, not 10 000. The interpreter replays a run's jumps
+//! through it after two warm passes (`branch_trace.rs`): a benchmark's run follows identical
+//! ones, so the table holds what they taught it.
 
-/// Bits of the site-and-history index.
-const TABLE_BITS: u32 = 14;
-/// Bits of recent targets folded into the index (two per target).
-const HISTORY_BITS: u32 = 12;
+/// Targets of recent table jumps in the tag.
+const HISTORY: u32 = 9;
+/// Bits per target in the history (arms beyond 127 share bits).
+const TARGET_BITS: u32 = 7;
+const SETS: usize = 256;
+const WAYS: usize = 8;
+/// Entries of the per-site fallback, indexed by a hash of the site.
+const SITE_BITS: u32 = 12;
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    /// Hash of site and history; 0 marks an empty way.
+    tag: u64,
+    target: u8,
+    last_used: u32,
+}
 
 pub(crate) struct JumpPredictor {
-    history: u32,
-    targets: Box<[u8]>,
+    history: u64,
+    sets: Box<[[Entry; WAYS]]>,
+    last_target: Box<[u8]>,
+    clock: u32,
 }
 
 impl Default for JumpPredictor {
     fn default() -> Self {
         JumpPredictor {
             history: 0,
-            targets: vec![0; 1 << TABLE_BITS].into(),
+            sets: vec![[Entry::default(); WAYS]; SETS].into(),
+            last_target: vec![0; 1 << SITE_BITS].into(),
+            clock: 0,
         }
     }
 }
@@ -36,12 +66,38 @@ impl JumpPredictor {
     /// A jump through a table at `site` went to entry `target`: was it mispredicted?
     #[inline]
     pub(crate) fn jump(&mut self, site: u32, target: u8) -> bool {
-        let hashed = site.wrapping_mul(0x9E37_79B1) >> (32 - TABLE_BITS);
-        let history = self.history & ((1 << HISTORY_BITS) - 1);
-        let i = ((hashed ^ history) & ((1 << TABLE_BITS) - 1)) as usize;
-        let missed = self.targets[i] != target;
-        self.targets[i] = target;
-        self.history = (self.history << 2) | u32::from(target & 3);
+        self.clock = self.clock.wrapping_add(1);
+        let mask = (1u64 << (HISTORY * TARGET_BITS)) - 1;
+        let key = ((u64::from(site) << 40) ^ (self.history & mask))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            | 1;
+        let set = &mut self.sets[(key >> 56) as usize % SETS];
+        let site_slot = (site.wrapping_mul(0x9E37_79B1) >> (32 - SITE_BITS)) as usize;
+        let missed = match set.iter_mut().find(|e| e.tag == key) {
+            Some(entry) => {
+                entry.last_used = self.clock;
+                let missed = entry.target != target;
+                entry.target = target;
+                missed
+            }
+            None => {
+                let missed = self.last_target[site_slot] != target;
+                if missed {
+                    let victim = set
+                        .iter_mut()
+                        .min_by_key(|e| (e.tag != 0, e.last_used))
+                        .expect("a set has ways");
+                    *victim = Entry {
+                        tag: key,
+                        target,
+                        last_used: self.clock,
+                    };
+                }
+                missed
+            }
+        };
+        self.last_target[site_slot] = target;
+        self.history = (self.history << TARGET_BITS) | u64::from(target & 0x7f);
         missed
     }
 }
@@ -50,23 +106,49 @@ impl JumpPredictor {
 mod tests {
     use super::*;
 
-    fn misses(targets: impl Iterator<Item = u8>) -> usize {
+    /// Misses of the third pass over `targets` at one site, after two warm passes.
+    fn steady_misses(targets: &[u8]) -> usize {
         let mut p = JumpPredictor::default();
-        targets.filter(|&t| p.jump(3, t)).count()
+        for _ in 0..2 {
+            for &t in targets {
+                p.jump(3, t);
+            }
+        }
+        targets.iter().filter(|&&t| p.jump(3, t)).count()
+    }
+
+    fn random(n: usize, kinds: u64) -> Vec<u8> {
+        let mut s: u64 = 12345;
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((s >> 33) % kinds) as u8
+            })
+            .collect()
     }
 
     #[test]
-    fn learns_a_constant_target_and_a_cycle_but_not_random_targets() {
-        assert!(misses(std::iter::repeat_n(2, 1000)) <= 7);
-        assert!(misses((0..1000).map(|i| (i % 4) as u8)) < 40);
-        let mut s: u64 = 12345;
-        let random = (0..10_000).map(move |_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((s >> 33) & 3) as u8
-        });
-        let m = misses(random);
-        assert!((6_500..8_500).contains(&m), "{m}");
+    fn learns_constant_targets_cycles_and_short_random_runs_but_not_long_ones() {
+        assert_eq!(steady_misses(&vec![2; 1000]), 0);
+        let cycle: Vec<u8> = (0..1000).map(|i| (i % 4) as u8).collect();
+        assert_eq!(steady_misses(&cycle), 0);
+        assert!(steady_misses(&random(1000, 4)) < 20);
+        let long = steady_misses(&random(10_000, 4));
+        assert!((6_500..8_000).contains(&long), "{long}");
+        // Two targets carry half the history: a short run stays hard to learn.
+        let two = steady_misses(&random(1000, 2));
+        assert!((300..550).contains(&two), "{two}");
+    }
+
+    #[test]
+    fn a_cold_run_misses_random_targets() {
+        let mut p = JumpPredictor::default();
+        let m = random(1000, 4)
+            .into_iter()
+            .filter(|&t| p.jump(3, t))
+            .count();
+        assert!((650..850).contains(&m), "{m}");
     }
 }
