@@ -63,6 +63,15 @@ pub struct VisitSession<'a> {
     pub info_changed: bool,
 }
 
+impl Drop for VisitSession<'_> {
+    fn drop(&mut self) {
+        // All processes asked first, then each reaped as the map drops.
+        for driver in self.drivers.values_mut() {
+            driver.process.ask_to_quit();
+        }
+    }
+}
+
 impl<'a> VisitSession<'a> {
     pub fn start(
         plan: &'a BenchPlan,
