@@ -9,7 +9,8 @@
 //! 1.5× on such programs.
 //!
 //! So a benchmark process starts with randomisation off (`personality(ADDR_NO_RANDOMIZE)`,
-//! what `setarch -R` does) and a fixed environment, and its stack top is moved on purpose:
+//! what `setarch -R` does) and a fixed environment (only `OCAMLRUNPARAM` and `CAMLRUNPARAM`
+//! are passed on), and its stack top is moved on purpose:
 //! the environment holds one padding variable whose length puts the top of the stack at a
 //! chosen offset within its page, whatever the length of the binary's path. The offset is a
 //! function of the program and its layout, spread over the page across a program's layouts
@@ -21,6 +22,7 @@
 //! process starts with randomisation on; [`fixed_addresses_available`] says which, and the
 //! run records it.
 
+use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
@@ -62,8 +64,10 @@ impl Placement {
 
     /// Sets `cmd` (which runs `binary` with no arguments) to start with this placement.
     pub fn apply(self, cmd: &mut Command, binary: &Path) {
+        let kept = kept_environment();
         cmd.env_clear();
-        cmd.env(PAD_VARIABLE, "x".repeat(self.pad_length(binary)));
+        cmd.envs(kept.iter().map(|(k, v)| (k, v)));
+        cmd.env(PAD_VARIABLE, "x".repeat(self.pad_length(binary, &kept)));
         if fixed_addresses_available() {
             // SAFETY: only personality(2), an async-signal-safe system call, runs between
             // fork and exec.
@@ -80,15 +84,28 @@ impl Placement {
     /// The padding that makes the strings above the stack `stack_offset` bytes modulo a
     /// page: the kernel copies the program's path twice (as `argv[0]` and as the executable
     /// name of the auxiliary vector) and each environment entry, each with its NUL.
-    fn pad_length(self, binary: &Path) -> usize {
+    fn pad_length(self, binary: &Path, kept: &[(OsString, OsString)]) -> usize {
         let path = binary.as_os_str().len() + 1;
-        let fixed = 2 * path + PAD_VARIABLE.len() + "=".len() + 1;
+        let entries: usize = kept.iter().map(|(k, v)| k.len() + 1 + v.len() + 1).sum();
+        let fixed = 2 * path + entries + PAD_VARIABLE.len() + "=".len() + 1;
         let page = PAGE as usize;
         (self.stack_offset as usize + page - fixed % page) % page
     }
 }
 
 const ADDR_NO_RANDOMIZE: libc::c_ulong = 0x0040000;
+
+/// The only variables a benchmark process inherits: the OCaml runtime's own settings, which a
+/// user may set on purpose (say, a larger minor heap). Nothing else of the caller's
+/// environment reaches it, so that its stack starts at the same place in every run.
+const KEPT_VARIABLES: [&str; 2] = ["OCAMLRUNPARAM", "CAMLRUNPARAM"];
+
+fn kept_environment() -> Vec<(OsString, OsString)> {
+    KEPT_VARIABLES
+        .iter()
+        .filter_map(|&k| std::env::var_os(k).map(|v| (OsString::from(k), v)))
+        .collect()
+}
 
 /// Whether processes can be started with address randomisation off here (asked once: the
 /// probe sets this process's own personality and puts it back).
@@ -141,11 +158,16 @@ mod tests {
         let placement = Placement { stack_offset: 160 };
         for path in ["/a/bench.exe", "/tmp/a/much/longer/run/directory/bench.exe"] {
             let path = Path::new(path);
-            let strings = 2 * (path.as_os_str().len() + 1)
-                + PAD_VARIABLE.len()
-                + 2
-                + placement.pad_length(path);
-            assert_eq!(strings % PAGE as usize, 160, "{path:?}");
+            let runtime = vec![(OsString::from("OCAMLRUNPARAM"), OsString::from("s=4M"))];
+            for kept in [vec![], runtime] {
+                let entries: usize = kept.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
+                let strings = 2 * (path.as_os_str().len() + 1)
+                    + entries
+                    + PAD_VARIABLE.len()
+                    + 2
+                    + placement.pad_length(path, &kept);
+                assert_eq!(strings % PAGE as usize, 160, "{path:?} {kept:?}");
+            }
         }
     }
 }
