@@ -10,8 +10,8 @@
 //!   assigned to it (`s := next !s` on a reference ocamlopt turned into a variable),
 //!
 //! in cycles of a fixed table of ocamlopt's amd64 sequences ([`op2_cycles`]): the fit prices a
-//! cycle, the table only says how many each operation is worth. A call adds [`CALL`] and, for a
-//! known function, the latency of its body; a read of a field, a list cell, an array element or a boxed float
+//! cycle, the table only says how many each operation is worth. A call of a known function adds
+//! the latency of its body; a read of a field, a list cell, an array element or a boxed float
 //! is a load; a float boxed to be passed on is a store the next iteration's load waits for.
 //! Branches are predicted (a condition carries no latency), and a block built from a value is
 //! a store nothing waits on. The chains are stored on the IR ([`App::chain`],
@@ -26,13 +26,6 @@ type Lat = Vec<Option<u32>>;
 
 /// A load that hits the level-1 cache.
 const LOAD: u32 = 4;
-/// What a call adds to a chain through it, beside its body's latency: the arguments and the
-/// result pass through registers, but the caller's live values are spilled around the call
-/// and the return waits on the return address stored by the call. Measured: `fapp`'s four
-/// dependent calls of `id` take 6.8 ns an iteration, about 5.5 cycles a call at this core's
-/// 3.7 GHz. Refitted offline on run P's measurements (1 run, NNLS), this and `Sub` at 1
-/// cycle took the controls from 22.6% to 21.7% (without collections 24.1% → 22.7%).
-const CALL: u32 = 5;
 /// What a float boxed by one iteration and unboxed by the next adds to the load: the store
 /// whose result the load waits for.
 const BOX: u32 = 2;
@@ -41,11 +34,10 @@ const BOX: u32 = 2;
 fn op2_cycles(op: Op2) -> u32 {
     use Op2::*;
     match op {
-        // `lea -1(a, b)`; `and`, `or`; `sub` whose retagging `inc` ocamlopt folds into the next constant
-        // (`acc - n - k - n - k` is four `sub`s and one `addq $4`: 5 cycles, not 8).
-        Add | Land | Lor | Sub => 1,
-        // `xor` then `or 1`; shifts untag, shift, retag.
-        Lxor | Lsl | Lsr | Asr => 2,
+        // `lea -1(a, b)`; `and`, `or`; `xor` then `or 1`.
+        Add | Land | Lor => 1,
+        // `sub` then `inc`; shifts untag, shift, retag.
+        Sub | Lxor | Lsl | Lsr | Asr => 2,
         // untag, `imul`, retag.
         Mul => 5,
         MulConst => 2,
@@ -393,7 +385,7 @@ impl<'a> Walker<'a> {
         };
         let mut result = self.none();
         for (i, l) in args.iter().enumerate() {
-            let through = callee.and_then(|s| s.get(i).copied()).unwrap_or(0) + CALL;
+            let through = callee.and_then(|s| s.get(i).copied()).unwrap_or(0);
             result = join(&result, &plus(l, through));
         }
         result
