@@ -11,7 +11,7 @@ use crate::robust::{fit_visit, VisitData};
 use crate::samples::CanaryRecord;
 use crate::sampling::{sample_visit, Driver, SamplingConfig, SamplingError};
 use crate::schedule::now_ms;
-use ocaml_runtime::process::DriverFault;
+use ocaml_runtime::process::{DriverFault, DriverProcess};
 use ocaml_runtime::{build_layout, Placement, RuntimeObjects, CANARY_ML};
 use serde::{Deserialize, Serialize};
 use std::convert::Infallible;
@@ -63,12 +63,13 @@ impl Canary {
             layout: 0,
             source,
         };
-        let driver = Driver::spawn(
+        let driver = DriverProcess::spawn(
             &binary.path,
             plan.cpu,
             Placement::default(),
             plan.sampling.reply_timeout,
         )
+        .map(Driver::from)
         .map_err(measure_fault)?;
         Ok(Canary {
             driver,

@@ -118,10 +118,11 @@ pub fn usable(fits: &[VisitFit]) -> Vec<VisitFit> {
 /// visits' own noise.
 pub const IMPLAUSIBLY_FAST: f64 = 0.7;
 
-/// The visits whose time per run is plausible: positive, and at least [`IMPLAUSIBLY_FAST`]
-/// of the median (all of them when that would leave none).
+/// The visits whose time per run is plausible: at least [`IMPLAUSIBLY_FAST`] of the median
+/// of the positive ones (all of them when none is positive). The median visit itself always
+/// stays, so some visit is always kept.
 pub fn plausible(fits: &[VisitFit]) -> Vec<VisitFit> {
-    let positive: Vec<f64> = fits
+    let mut positive: Vec<f64> = fits
         .iter()
         .map(|f| f.line.slope)
         .filter(|&s| s > 0.0)
@@ -129,19 +130,12 @@ pub fn plausible(fits: &[VisitFit]) -> Vec<VisitFit> {
     if positive.is_empty() {
         return fits.to_vec();
     }
-    let mut sorted = positive;
-    sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
-    let kept: Vec<VisitFit> = fits
-        .iter()
-        .filter(|f| f.line.slope > 0.0 && f.line.slope >= IMPLAUSIBLY_FAST * median)
+    positive.sort_by(f64::total_cmp);
+    let floor = IMPLAUSIBLY_FAST * positive[positive.len() / 2];
+    fits.iter()
+        .filter(|f| f.line.slope >= floor)
         .copied()
-        .collect();
-    if kept.is_empty() {
-        fits.to_vec()
-    } else {
-        kept
-    }
+        .collect()
 }
 
 /// The estimate and its 95% interval over visits' slopes.

@@ -4,8 +4,7 @@
 //! ([`crate::robust`]).
 
 use ocaml_runtime::process::{DriverFault, DriverProcess};
-use ocaml_runtime::{BatchSample, Placement, Reply, Request};
-use std::path::Path;
+use ocaml_runtime::{BatchSample, Reply, Request};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -61,17 +60,13 @@ pub struct Driver {
     size: Option<u64>,
 }
 
-impl Driver {
-    pub fn spawn(
-        binary: &Path,
-        cpu: Option<usize>,
-        placement: Placement,
-        limit: Duration,
-    ) -> Result<Self, DriverFault> {
-        Ok(Driver {
-            process: DriverProcess::spawn(binary, cpu, placement, limit)?,
+impl From<DriverProcess> for Driver {
+    /// A freshly started process, which holds no input yet.
+    fn from(process: DriverProcess) -> Self {
+        Driver {
+            process,
             size: None,
-        })
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use crate::samples::{
 };
 use crate::sampling::{sample_visit, Driver, SamplingError};
 use crate::schedule::{now_ms, Visit};
-use ocaml_runtime::{BatchSample, BuiltBinary, Placement};
+use ocaml_runtime::{BatchSample, BuiltBinary, DriverProcess, Placement};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Where a point's binary is: `binaries[compiler][program][layout]`.
@@ -150,12 +150,13 @@ impl<'a> VisitSession<'a> {
             std::collections::btree_map::Entry::Vacant(e) => {
                 let layouts = self.binaries[slot.compiler][slot.program].len() as u32;
                 let placement = Placement::for_layout(&key.benchmark, slot.layout as u32, layouts);
-                Driver::spawn(
+                DriverProcess::spawn(
                     &binary.path,
                     plan.cpu,
                     placement,
                     plan.sampling.reply_timeout,
                 )
+                .map(Driver::from)
                 .map(|d| {
                     let record = &mut info.compilers[slot.compiler];
                     if record.minor_heap_words.is_none() {

@@ -4,7 +4,7 @@
 
 use harness::sampling::{sample_visit, Driver, SamplingConfig, SamplingError};
 use harness::{run_bench, BenchError, BenchPlan, BenchProgram, CompilerSetup, Estimate, Silent};
-use ocaml_runtime::{Compiler, Placement};
+use ocaml_runtime::{Compiler, DriverProcess, Placement};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -225,8 +225,9 @@ fn garbage_on_the_protocol_is_an_error_and_earlier_samples_were_kept() {
         tmp.path(),
         "read l; echo 'ready 10 5'\nread l; echo 'sample 1 100 0 0 0 0 0 0'\nread l; echo 'Segmentation fault?? hello'\n",
     );
-    let mut driver =
-        Driver::spawn(&fake, None, Placement::default(), Duration::from_secs(5)).unwrap();
+    let mut driver = Driver::from(
+        DriverProcess::spawn(&fake, None, Placement::default(), Duration::from_secs(5)).unwrap(),
+    );
     let mut kept = Vec::new();
     let err = sample_visit(
         &mut driver,
