@@ -31,8 +31,9 @@
 use crate::catalogue::Counter;
 use crate::machine::Machine;
 use crate::table_jump::JumpPredictor;
+use crate::tagged::{context_hash, Slot, TaggedTable};
 
-/// Sets of the long tagged table, of [`WAYS`] entries each: 6144 entries.
+/// Sets of the long tagged table, of 8 entries each: 6144 entries.
 const SETS: usize = 768;
 /// Sets of the short tagged table: 1024 entries.
 const SHORT_SETS: usize = 128;
@@ -134,72 +135,48 @@ impl Machine<'_> {
 pub(crate) struct TwoWayPredictor {
     history: u64,
     sites: Vec<Site>,
-    short: TaggedTable,
-    long: TaggedTable,
+    short: HistoryTable,
+    long: HistoryTable,
 }
 
-/// One tagged table: `WAYS` entries per set, the most recently used first, each
-/// `tag << 2 | counter`, 0 when empty.
-struct TaggedTable {
-    sets: usize,
+/// A tagged table of two-bit counters on the site and the last outcomes of any branch.
+struct HistoryTable {
     history_mask: u64,
-    entries: Box<[u32]>,
+    table: TaggedTable<u8>,
 }
 
-/// Where a branch's context falls in a table, and whether it is there.
-#[derive(Clone, Copy)]
-struct Slot {
-    first: usize,
-    tag: u32,
-    way: Option<usize>,
-}
-
-impl TaggedTable {
+impl HistoryTable {
     fn new(sets: usize, history_bits: u32) -> Self {
-        TaggedTable {
-            sets,
+        HistoryTable {
             history_mask: if history_bits >= 64 {
                 u64::MAX
             } else {
                 (1 << history_bits) - 1
             },
-            entries: vec![0; sets * WAYS].into(),
+            table: TaggedTable::new(sets),
         }
     }
 
     fn slot(&self, site: u32, history: u64) -> Slot {
-        let hash = ((history & self.history_mask)
-            ^ u64::from(site).wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        let first = (((hash >> 32) * self.sets as u64) >> 32) as usize * WAYS;
-        // 1 + 29 bits of tag: never 0, so 0 marks an empty entry.
-        let tag = ((hash >> 3) as u32 & 0x1fff_ffff) | 0x2000_0000;
-        let way = self.entries[first..first + WAYS]
-            .iter()
-            .position(|&e| e >> 2 == tag);
-        Slot { first, tag, way }
+        self.table
+            .slot(context_hash(site, history & self.history_mask))
     }
 
     fn predicts(&self, slot: Slot) -> Option<bool> {
-        slot.way.map(|w| self.entries[slot.first + w] & 3 >= 2)
+        self.table.get(slot).map(|counter| counter >= 2)
     }
 
-    /// Trains the entry of `slot` towards `taken` and makes it the most recent of its set.
+    /// Trains the entry of `slot`, if there is one, towards `taken`.
     fn train(&mut self, slot: Slot, taken: bool) {
-        if let Some(w) = slot.way {
-            let set = &mut self.entries[slot.first..slot.first + WAYS];
-            let entry = slot.tag << 2 | u32::from(trained((set[w] & 3) as u8, taken));
-            set[..=w].rotate_right(1);
-            set[0] = entry;
+        if let Some(counter) = self.table.get(slot) {
+            self.table.put(slot, trained(counter, taken));
         }
     }
 
-    /// Takes an entry for `slot`, weakly in the direction seen, in place of the oldest.
+    /// Takes an entry for `slot`, weakly in the direction seen, if it has none.
     fn allocate(&mut self, slot: Slot, taken: bool) {
-        if slot.way.is_none() {
-            let set = &mut self.entries[slot.first..slot.first + WAYS];
-            set.rotate_right(1);
-            set[0] = slot.tag << 2 | if taken { 2 } else { 1 };
+        if self.table.get(slot).is_none() {
+            self.table.put(slot, if taken { 2 } else { 1 });
         }
     }
 }
@@ -233,8 +210,6 @@ impl Default for Site {
     }
 }
 
-/// Entries per set of the tagged tables.
-const WAYS: usize = 8;
 /// The shortest streak the loop predictor takes for a loop: shorter ones are patterns the
 /// tagged tables learn.
 const LOOP_MIN: u32 = 16;
@@ -244,8 +219,8 @@ impl Default for TwoWayPredictor {
         TwoWayPredictor {
             history: 0,
             sites: Vec::new(),
-            short: TaggedTable::new(SHORT_SETS, 8),
-            long: TaggedTable::new(SETS, 64),
+            short: HistoryTable::new(SHORT_SETS, 8),
+            long: HistoryTable::new(SETS, 64),
         }
     }
 }

@@ -193,6 +193,7 @@ impl Compiler<'_> {
                     known: false,
                     kept_live: 0,
                     chain: 0,
+                    chain_loop: 0,
                 }))));
             }
             let _ = name;
@@ -210,6 +211,7 @@ impl Compiler<'_> {
             known,
             kept_live: 0,
             chain: 0,
+            chain_loop: 0,
         }))))
     }
 }

@@ -449,8 +449,12 @@ pub(crate) struct App {
     /// call and loads back after it: `Spill` × this (set by [`crate::liveness`]).
     pub kept_live: u32,
     /// For a call of the running function, the cycles of the dependence chain the loop it
-    /// closes carries: `ChainCycle` × this per call (set by [`crate::chain`]).
+    /// closes carries, counted as `ChainCycle` where it binds (set by [`crate::chain`];
+    /// see [`crate::issue`]).
     pub chain: u32,
+    /// The function whose loop that is: its iterations are measured from one call of it to
+    /// the next, whichever of its self calls they go through.
+    pub chain_loop: FunId,
 }
 
 #[derive(Debug)]

@@ -433,6 +433,7 @@ impl Lower {
             known,
             kept_live,
             chain,
+            chain_loop,
         } = app;
         let call = self.call(
             func,
@@ -446,7 +447,7 @@ impl Lower {
             return call;
         }
         ev(move |m| {
-            m.count_n(Counter::ChainCycle, chain as usize);
+            m.chain_call(chain, chain_loop);
             call(m)
         })
     }

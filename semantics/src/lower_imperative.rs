@@ -98,11 +98,12 @@ impl Lower {
                         return Ok(UNIT);
                     }
                     let mut i = lo;
+                    let mut mark = m.issued;
                     loop {
                         m.count(Counter::ForIter);
-                        m.count_n(Counter::ChainCycle, chain as usize);
                         m.set_local(slot, Value::Int(i));
                         body(m)?.release();
+                        m.chain_iteration(chain, &mut mark);
                         if i == hi {
                             return Ok(UNIT);
                         }
@@ -114,10 +115,11 @@ impl Lower {
                 let (cond, body, chain) = *w;
                 let (cond, body) = (self.cond(cond), self.code(body, false));
                 ev(move |m| {
+                    let mut mark = m.issued;
                     while cond(m)? {
                         m.count(Counter::WhileIter);
-                        m.count_n(Counter::ChainCycle, chain as usize);
                         body(m)?.release();
+                        m.chain_iteration(chain, &mut mark);
                     }
                     Ok(UNIT)
                 })

@@ -79,6 +79,13 @@ pub(crate) struct Machine<'p> {
     /// The value of each function as a static closure (used for the closed ones only).
     pub(crate) closed: Vec<Value>,
     pub(crate) counts: [u64; COUNTER_COUNT],
+    /// Instructions issued so far, by [`crate::issue`]'s table: loops read it to tell whether
+    /// their chain binds.
+    pub(crate) issued: u64,
+    /// Where each self-call site's last iteration ended, on the `issued` clock.
+    chain_marks: Vec<u64>,
+    /// Chain cycles counted beyond the whole ones, in `ISSUE_WIDTH`ths of a cycle.
+    chain_fraction: u64,
     /// Set by a closure in tail position instead of calling (see [`PendingCall`]); only ever
     /// set on the way out of a function body, and consumed by its loop.
     pub(crate) pending: PendingCall,
@@ -161,6 +168,9 @@ impl<'p> Machine<'p> {
                 .map(|fid| Value::fun(fid, empty_env.clone()))
                 .collect(),
             counts: [0; COUNTER_COUNT],
+            issued: 0,
+            chain_marks: Vec::new(),
+            chain_fraction: 0,
             pending: PendingCall {
                 kind: CalleeKind::None,
                 fun: 0,
@@ -178,11 +188,49 @@ impl<'p> Machine<'p> {
     #[inline(always)]
     pub(crate) fn count(&mut self, c: Counter) {
         self.counts[c as usize] += 1;
+        self.issued += crate::issue::INSTRUCTIONS[c as usize] as u64;
     }
 
     #[inline(always)]
     pub(crate) fn count_n(&mut self, c: Counter, n: usize) {
         self.counts[c as usize] += n as u64;
+        self.issued += crate::issue::INSTRUCTIONS[c as usize] as u64 * n as u64;
+    }
+
+    /// Starts counting afresh (after `input`, after the prelude). The clock and the loops'
+    /// marks go on: only differences of them are read.
+    pub(crate) fn reset_counts(&mut self) {
+        self.counts = [0; COUNTER_COUNT];
+        self.chain_fraction = 0;
+    }
+
+    /// One iteration of a loop carrying `chain` cycles ended; it began at `*mark` on the
+    /// `issued` clock. Counts the chain's cycles beyond the iteration's issue
+    /// ([`crate::issue`]); fractions of a cycle carry over to the next iteration.
+    #[inline(always)]
+    pub(crate) fn chain_iteration(&mut self, chain: u32, mark: &mut u64) {
+        let issued = self.issued - *mark;
+        *mark = self.issued;
+        self.chain_fraction += crate::issue::excess(chain, issued);
+        let whole = self.chain_fraction / crate::issue::ISSUE_WIDTH;
+        if whole > 0 {
+            self.chain_fraction -= whole * crate::issue::ISSUE_WIDTH;
+            self.counts[Counter::ChainCycle as usize] += whole;
+        }
+    }
+
+    /// [`Machine::chain_iteration`] for a self call, whose iterations are told apart by the
+    /// call site: the first call of an activation is measured from the site's last call in
+    /// an earlier one, a long stretch in which no chain binds.
+    #[inline(always)]
+    pub(crate) fn chain_call(&mut self, chain: u32, site: u32) {
+        let site = site as usize;
+        if self.chain_marks.len() <= site {
+            self.chain_marks.resize(site + 1, 0);
+        }
+        let mut mark = self.chain_marks[site];
+        self.chain_iteration(chain, &mut mark);
+        self.chain_marks[site] = mark;
     }
 
     #[inline(always)]

@@ -92,7 +92,7 @@ impl Program {
                 .map_err(|Thrown| {
                     program.unwind_error(m.take_unwind(), &format!(" (in `input {size}`)"))
                 })?;
-            m.counts = [0; crate::catalogue::COUNTER_COUNT];
+            m.reset_counts();
             m.counts[Counter::Base as usize] = 1;
             m.branches.clear();
             let run_fn = m.global(run);
@@ -152,7 +152,7 @@ impl Program {
             let mut last = value::UNIT;
             for (i, item) in compiled.items.iter().enumerate() {
                 if i == compiled.prelude_items {
-                    m.counts = [0; crate::catalogue::COUNTER_COUNT];
+                    m.reset_counts();
                     m.branches.clear();
                 }
                 if let Some(v) = m
@@ -163,7 +163,7 @@ impl Program {
                 }
             }
             if compiled.items.len() == compiled.prelude_items {
-                m.counts = [0; crate::catalogue::COUNTER_COUNT];
+                m.reset_counts();
                 m.branches.clear();
             }
             // A script runs once: its branches meet cold predictors.

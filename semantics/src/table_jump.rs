@@ -25,39 +25,33 @@
 //! tell the 1000 positions of a four-target sequence apart, not those of a two-target one;
 //! 2048 entries hold 1000 positions, not 10 000. The interpreter replays a run's jumps
 //! through it after two warm passes (`branch_trace.rs`): a benchmark's run follows identical
-//! ones, so the table holds what they taught it.
+//! ones, so the table holds what they taught it. The table is the same kind the conditional
+//! branches' predictor uses (`tagged.rs`).
+
+use crate::tagged::{context_hash, TaggedTable};
 
 /// Targets of recent table jumps in the tag.
 const HISTORY: u32 = 9;
 /// Bits per target in the history (arms beyond 127 share bits).
 const TARGET_BITS: u32 = 7;
+/// Sets of the tagged table, of 8 entries each: 2048 entries.
 const SETS: usize = 256;
-const WAYS: usize = 8;
 /// Entries of the per-site fallback, indexed by a hash of the site.
 const SITE_BITS: u32 = 12;
 
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    /// Hash of site and history; 0 marks an empty way.
-    tag: u64,
-    target: u8,
-    last_used: u32,
-}
-
 pub(crate) struct JumpPredictor {
     history: u64,
-    sets: Box<[[Entry; WAYS]]>,
+    /// The target last seen in each context of site and history.
+    targets: TaggedTable<u8>,
     last_target: Box<[u8]>,
-    clock: u32,
 }
 
 impl Default for JumpPredictor {
     fn default() -> Self {
         JumpPredictor {
             history: 0,
-            sets: vec![[Entry::default(); WAYS]; SETS].into(),
+            targets: TaggedTable::new(SETS),
             last_target: vec![0; 1 << SITE_BITS].into(),
-            clock: 0,
         }
     }
 }
@@ -66,32 +60,18 @@ impl JumpPredictor {
     /// A jump through a table at `site` went to entry `target`: was it mispredicted?
     #[inline]
     pub(crate) fn jump(&mut self, site: u32, target: u8) -> bool {
-        self.clock = self.clock.wrapping_add(1);
         let mask = (1u64 << (HISTORY * TARGET_BITS)) - 1;
-        let key = ((u64::from(site) << 40) ^ (self.history & mask))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            | 1;
-        let set = &mut self.sets[(key >> 56) as usize % SETS];
+        let slot = self.targets.slot(context_hash(site, self.history & mask));
         let site_slot = (site.wrapping_mul(0x9E37_79B1) >> (32 - SITE_BITS)) as usize;
-        let missed = match set.iter_mut().find(|e| e.tag == key) {
-            Some(entry) => {
-                entry.last_used = self.clock;
-                let missed = entry.target != target;
-                entry.target = target;
-                missed
+        let missed = match self.targets.get(slot) {
+            Some(predicted) => {
+                self.targets.put(slot, target);
+                predicted != target
             }
             None => {
                 let missed = self.last_target[site_slot] != target;
                 if missed {
-                    let victim = set
-                        .iter_mut()
-                        .min_by_key(|e| (e.tag != 0, e.last_used))
-                        .expect("a set has ways");
-                    *victim = Entry {
-                        tag: key,
-                        target,
-                        last_used: self.clock,
-                    };
+                    self.targets.put(slot, target);
                 }
                 missed
             }

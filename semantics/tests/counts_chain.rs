@@ -1,6 +1,15 @@
-//! The dependence chain a loop carries (`ChainCycle`), with hand-computed counts from the
-//! latency table of the catalogue's rule: add 1, sub 2, mul 5 (2 by a constant), float add and
-//! mul 3, a load 4, a float boxed for the next iteration 2.
+//! The dependence chain a loop carries (`ChainCycle`), counted where it binds: per iteration,
+//! the chain's cycles beyond the iteration's instructions at 4 a cycle. Hand-computed from the
+//! latency table of the catalogue's rule (add, and 1; sub 2; mul 4, 3 by a constant; float add
+//! and mul 3; a load 5; a float boxed for the next iteration 2 more) and the instruction table
+//! of `semantics/src/issue.rs` (IntAdd, IntSub, SelfTailApp, FloatAdd 1; IntCondEq, IntCondLT,
+//! IntLand, IntMultConst, FunApp, Frame, Spill, FloatMult 2; IntMult, LoopPoll 3; PatternMatch
+//! 4; ForIter 5; FloatBox 7).
+//!
+//! Fractions of a cycle carry from one iteration to the next, and the first iteration of a
+//! recursive loop is measured from whatever ran before it. So the tests read the difference
+//! between sizes 4 iterations apart: exactly 4 × the excess of one iteration in quarter-cycles,
+//! that is the excess in quarters, whatever the first iteration and the rounding did.
 
 mod common;
 
@@ -8,34 +17,45 @@ fn chain_cycles(source: &str, size: i64) -> u64 {
     common::count_of(source, size, "ChainCycle")
 }
 
+/// The chain one iteration carries beyond its issue, in quarters of a cycle.
+fn beyond_issue_quarters(source: &str) -> u64 {
+    chain_cycles(source, 14) - chain_cycles(source, 10)
+}
+
 #[test]
 fn a_tail_recursive_loop_carries_its_longest_parameter_chain() {
-    // `n - 1` carries 2 cycles, `acc * n` 5: each of the 10 self calls carries 5.
+    // `n - 1` carries 2 cycles, `acc * n` 4: 16 quarters. The iteration issues IntCondEq 2,
+    // IntSub 1, IntMult 3, SelfTailApp 1, LoopPoll 3: 10.
     let source = "
 let rec f n acc = if n = 0 then acc else f (n - 1) (acc * n)
 let input n = n
 let run n = f n 1";
-    assert_eq!(chain_cycles(source, 10), 10 * 5);
+    assert_eq!(beyond_issue_quarters(source), 16 - 10);
+    // Over 1000 iterations the chain dominates the count, as it dominates the time.
+    let total = chain_cycles(source, 1000);
+    assert!((1497..=1500).contains(&total), "{total}");
 }
 
 #[test]
 fn operations_that_do_not_depend_on_the_previous_iteration_carry_nothing() {
-    // `n * n + 1` does not read `acc`: only `n - 1` (2 cycles) is carried.
+    // The same instructions, but `n * n` does not read `acc`: only `n - 1` (2 cycles, 8
+    // quarters) is carried, less than the 10 instructions take to issue.
     let source = "
-let rec f n acc = if n = 0 then acc else f (n - 1) (n * n + 1)
+let rec f n acc = if n = 0 then acc else f (n - 1) (n * n)
 let input n = n
 let run n = f n 0";
-    assert_eq!(chain_cycles(source, 10), 10 * 2);
+    assert_eq!(chain_cycles(source, 1000), 0);
 }
 
 #[test]
 fn a_non_tail_recursion_carries_what_it_does_with_its_result() {
-    // `n * fact (n - 1)`: the multiply waits for the inner call's result, 5 cycles per call.
+    // `n * fact (n - 1)`: the multiply waits for the inner call's result, 4 cycles. Between
+    // two calls on the way down: IntSub 1, FunApp 2, Spill 2, Frame 2, IntCondEq 2 = 9.
     let source = "
 let rec fact n = if n = 0 then 1 else n * fact (n - 1)
 let input n = n
 let run n = fact n";
-    assert_eq!(chain_cycles(source, 10), 10 * 5);
+    assert_eq!(beyond_issue_quarters(source), 16 - 9);
     // A list built on the way back stores the result: nothing waits on it.
     let map = "
 let[@inline never] inc x = x + 1
@@ -43,43 +63,50 @@ let rec map l = match l with [] -> [] | x :: t -> inc x :: map t
 let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
 let input n = range n []
 let run l = map l";
-    assert_eq!(chain_cycles(map, 10), 0);
+    assert_eq!(chain_cycles(map, 100), 0);
 }
 
 #[test]
 fn a_list_walk_carries_the_load_of_the_next_cell() {
-    // `t` is a field of the cell `l`: a load, 4 cycles; `acc + 1` only 1.
+    // `t` is a field of the cell `l`: a load, 5 cycles; `acc + 1` only 1. The iteration
+    // issues PatternMatch 4, LoopPoll 3, IntAdd 1, SelfTailApp 1: 9.
     let source = "
 let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
 let rec len l acc = match l with [] -> acc | _ :: t -> len t (acc + 1)
 let input n = range n []
 let run l = len l 0";
-    assert_eq!(chain_cycles(source, 10), 10 * 4);
+    assert_eq!(beyond_issue_quarters(source), 20 - 9);
 }
 
 #[test]
 fn a_horner_step_waits_on_the_boxed_accumulator() {
-    // acc is a boxed float: load 4, `*. x` 3, `+. c` 3, boxed again for the call 2 = 12.
+    // acc is a boxed float: load 5, `*. x` 3, `+. c` 3, boxed again for the call 2 = 13
+    // cycles; the iteration issues FloatMult 2, FloatAdd 1, FloatBox 7, PatternMatch 4,
+    // SelfTailApp 1: 15.
     let source = "
 let rec coeffs n acc = if n = 0 then acc else coeffs (n - 1) (0.5 :: acc)
 let input n = (0.9, coeffs n [])
 let rec horner x cs acc = match cs with [] -> acc | c :: r -> horner x r (acc *. x +. c)
 let run p = match p with (x, cs) -> horner x cs 0.0";
-    assert_eq!(chain_cycles(source, 10), 10 * 12);
+    assert_eq!(beyond_issue_quarters(source), 52 - 15);
 }
 
 #[test]
 fn a_loop_carries_the_chain_through_the_variables_it_assigns() {
     // `s` is a reference ocamlopt keeps in a register: `(!s * 3 + i) land 1023` carries
-    // mul by a constant 2, add 1, and 1 = 4 cycles per iteration.
+    // mul by a constant 3, add 1, and 1 = 5 cycles; the iteration issues ForIter 5,
+    // IntMultConst 2, IntAdd 1, IntLand 2: 10. A `for` loop sees its first iteration too:
+    // 10 iterations carry 10 × 10 quarters.
     let source = "
 let input n = n
 let run n =
   let s = ref 1 in
   for i = 1 to n do s := (!s * 3 + i) land 1023 done;
   !s";
-    assert_eq!(chain_cycles(source, 10), 10 * 4);
-    // A call of a known function adds its body's latency: `next` is mul 5, add 1 = 6.
+    assert_eq!(beyond_issue_quarters(source), 20 - 10);
+    assert_eq!(chain_cycles(source, 10), 10 * 10 / 4);
+    // A call of a known function adds its body's latency: `next` is mul 4, add 1 = 5. The
+    // iteration issues WhileIter 1, IntCondLT 2, FunApp 2, Spill 4 × 2, IntMult 3, IntAdd 2.
     let called = "
 let[@inline never] next s m = s * m + 1
 let input n = (n, 7)
@@ -89,5 +116,20 @@ let run p =
   let i = ref 0 in
   while !i < n do s := next !s m; incr i done;
   !s";
-    assert_eq!(chain_cycles(called, 10), 10 * 6);
+    assert_eq!(beyond_issue_quarters(called), 20 - 18);
+}
+
+#[test]
+fn a_loop_whose_iteration_is_long_hides_its_chain() {
+    // The same list walk as above, but each element also goes through five additions, eight
+    // multiplications and three by a constant: 9 + 5 + 8 × 3 + 3 × 2 = 44 instructions, 11
+    // cycles to issue, so the 5-cycle load of the next cell waits on nothing.
+    let source = "
+let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
+let rec len l acc = match l with
+  | [] -> acc
+  | x :: t -> len t (acc + x * x + x * 3 * x + x * x * 5 + x * 7 * x + x * x * x * x * x)
+let input n = range n []
+let run l = len l 0";
+    assert_eq!(chain_cycles(source, 1000), 0);
 }
