@@ -25,8 +25,8 @@ use std::collections::HashMap;
 /// to a value; `None`: the value does not depend on that source.
 type Lat = Vec<Option<u32>>;
 
-/// A load that hits the level-1 cache, as a list walk waits on it: `chain_listsum` runs one
-/// cell in 1.7 ns, 4–5 cycles of a core near 3 GHz (see [`op2_cycles`] on the calibration).
+/// A load that hits the level-1 cache, as a walk from one cell to the next waits on it
+/// (calibrated with the operations: see [`op2_cycles`]).
 const LOAD: u32 = 5;
 /// What a float boxed by one iteration and unboxed by the next adds to the load: the store
 /// whose result the load waits for.
