@@ -78,6 +78,12 @@ pub const PRICED_APART: [&str; 28] = [
     "Base",
 ];
 
+/// Instructions of a loop iteration that issue in the shadow of its calls (counted by the
+/// interpreter): they are among the ordinary constructs' instructions, but cost no time of
+/// their own. The structured model prices each at minus one instruction — `−α` — so that a
+/// short iteration around a call costs its call, not its call plus its instructions.
+pub const SHADOWED: &str = "CallShadow";
+
 /// Whether the structured model fits `construct` a constant of its own.
 pub fn priced_apart(construct: &str) -> bool {
     PRICED_APART.contains(&construct)
@@ -131,13 +137,19 @@ pub fn expand(structured: &MethodFit, instructions: &BTreeMap<String, f64>) -> M
     if let Some(alpha) = structured.time_ns.get(INSTRUCTIONS) {
         for (construct, &per_occurrence) in instructions {
             if !time_ns.contains_key(construct) && !priced_apart(construct) {
+                // A negative share (SHADOWED) turns α's interval around.
+                let (low, high) = if per_occurrence >= 0.0 {
+                    (alpha.ci_low, alpha.ci_high)
+                } else {
+                    (alpha.ci_high, alpha.ci_low)
+                };
                 time_ns.insert(
                     construct.clone(),
                     ConstantEstimate {
                         estimate: alpha.estimate * per_occurrence,
-                        ci_low: alpha.ci_low * per_occurrence,
-                        ci_high: alpha.ci_high * per_occurrence,
-                        std_error: alpha.std_error.map(|error| error * per_occurrence),
+                        ci_low: low * per_occurrence,
+                        ci_high: high * per_occurrence,
+                        std_error: alpha.std_error.map(|error| error * per_occurrence.abs()),
                     },
                 );
             }
@@ -168,11 +180,17 @@ pub fn structure(
     else {
         return Ok(false);
     };
-    let per_occurrence: BTreeMap<String, f64> = instruction_fit
+    let mut per_occurrence: BTreeMap<String, f64> = instruction_fit
         .time_ns
         .iter()
         .map(|(construct, estimate)| (construct.clone(), estimate.estimate.max(0.0)))
         .collect();
+    if observations
+        .iter()
+        .any(|point| point.counts.contains_key(SHADOWED))
+    {
+        per_occurrence.insert(SHADOWED.to_string(), -1.0);
+    }
     let fitted = crate::fit_time(
         &self::observations(observations, &per_occurrence),
         context,
@@ -250,6 +268,20 @@ mod tests {
     }
 
     #[test]
+    fn shadowed_instructions_come_off_the_ordinary_ones() {
+        let instructions: BTreeMap<String, f64> = [("IntAdd", 1.5), (SHADOWED, -1.0)]
+            .iter()
+            .map(|(c, i)| (c.to_string(), *i))
+            .collect();
+        let derived = observations(
+            &[point(&[("IntAdd", 10.0), (SHADOWED, 6.0)])],
+            &instructions,
+        );
+        assert_eq!(derived[0].counts[INSTRUCTIONS], 10.0 * 1.5 - 6.0);
+        assert!(!derived[0].counts.contains_key(SHADOWED));
+    }
+
+    #[test]
     fn expansion_prices_ordinary_constructs_by_their_instructions() {
         let estimate = |estimate, low, high| ConstantEstimate {
             estimate,
@@ -266,14 +298,19 @@ mod tests {
             training_error_pct: 5.0,
             bootstrap_resamples: 100,
         };
-        let instructions: BTreeMap<String, f64> = [("IntAdd", 2.0), ("FunApp", 9.0)]
-            .iter()
-            .map(|(c, i)| (c.to_string(), *i))
-            .collect();
+        let instructions: BTreeMap<String, f64> =
+            [("IntAdd", 2.0), ("FunApp", 9.0), (SHADOWED, -1.0)]
+                .iter()
+                .map(|(c, i)| (c.to_string(), *i))
+                .collect();
         let expanded = expand(&structured, &instructions);
         let add = expanded.time_ns["IntAdd"];
         assert!((add.estimate - 0.2).abs() < 1e-12);
         assert!((add.ci_low - 0.16).abs() < 1e-12 && (add.ci_high - 0.24).abs() < 1e-12);
+        // An instruction in a call's shadow gives back α, its interval the right way round.
+        let shadow = expanded.time_ns[SHADOWED];
+        assert!((shadow.estimate + 0.1).abs() < 1e-12);
+        assert!((shadow.ci_low + 0.12).abs() < 1e-12 && (shadow.ci_high + 0.08).abs() < 1e-12);
         assert_eq!(expanded.time_ns["FunApp"].estimate, 1.0, "its own constant");
         assert!(!expanded.time_ns.contains_key(INSTRUCTIONS));
         assert_eq!(expanded.training_error_pct, 5.0);

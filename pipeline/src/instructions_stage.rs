@@ -181,6 +181,8 @@ pub fn fit_instructions(
             o.ns_ci = (s.instructions_per_run, s.instructions_per_run);
             // Collections' instructions are inside the count: nothing to separate.
             o.ns_per_minor_collection = None;
+            // Instructions in a call's shadow still run: they change time, not the count.
+            o.counts.remove(fit::structured::SHADOWED);
             Some(o)
         })
         .collect();

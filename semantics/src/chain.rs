@@ -93,6 +93,7 @@ pub(crate) fn mark_chains(compiled: &mut Compiled) {
         let through_result = probe.lat(&mut fun.body)[fun.arity as usize].unwrap_or(0);
         let mut walker = Walker::for_function(fun, fid as FunId, &summaries, true, through_result);
         walker.lat(&mut fun.body);
+        fun.is_loop = walker.closes_loop;
     }
 }
 
@@ -125,6 +126,8 @@ struct Walker<'a> {
     carried: HashMap<Slot, usize>,
     /// For each carried variable, the longest chain from it to a value assigned to it.
     carried_chain: Vec<u32>,
+    /// Whether a self call was found (and marked) in a recording walk.
+    closes_loop: bool,
     /// Whether to store the chains found on the IR (off while computing summaries).
     record: bool,
     /// The chain a non-tail self call carries (see [`mark_chains`]).
@@ -152,6 +155,7 @@ impl<'a> Walker<'a> {
             env,
             carried: HashMap::new(),
             carried_chain: Vec::new(),
+            closes_loop: false,
             record,
             through_result,
         }
@@ -369,7 +373,8 @@ impl<'a> Walker<'a> {
         let args: Vec<Lat> = app.args.iter_mut().map(|a| self.lat(a)).collect();
         if self.is_self(&app.func) && args.len() == self.summaries[self.fid as usize].len() {
             if self.record && self.self_result.is_some() {
-                app.chain_loop = self.fid;
+                app.closes_loop = Some(self.fid);
+                self.closes_loop = true;
                 app.chain = if app.tail {
                     // Parameter i's chain: from parameter i to the argument in its place.
                     args.iter()
@@ -439,6 +444,7 @@ impl<'a> Walker<'a> {
                 .collect(),
             carried: assigned.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
             carried_chain: vec![0; sources],
+            closes_loop: false,
             record: self.record,
             through_result: 0,
         };

@@ -534,6 +534,7 @@ impl<'a> Compiler<'a> {
             pos,
             framed: false,
             loop_polls: false,
+            is_loop: false,
         });
         Ok(())
     }

@@ -156,6 +156,7 @@ impl Compiler<'_> {
             pos: e.pos,
             framed: false,
             loop_polls: false,
+            is_loop: false,
         });
         self.prim_funs.insert((key, class), fid);
         Ok(fid)
@@ -193,7 +194,7 @@ impl Compiler<'_> {
                     known: false,
                     kept_live: 0,
                     chain: 0,
-                    chain_loop: 0,
+                    closes_loop: None,
                 }))));
             }
             let _ = name;
@@ -211,7 +212,7 @@ impl Compiler<'_> {
             known,
             kept_live: 0,
             chain: 0,
-            chain_loop: 0,
+            closes_loop: None,
         }))))
     }
 }

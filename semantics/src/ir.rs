@@ -452,9 +452,10 @@ pub(crate) struct App {
     /// closes carries, counted as `ChainCycle` where it binds (set by [`crate::chain`];
     /// see [`crate::issue`]).
     pub chain: u32,
-    /// The function whose loop that is: its iterations are measured from one call of it to
-    /// the next, whichever of its self calls they go through.
-    pub chain_loop: FunId,
+    /// For a call of the running function, that function: the call ends one iteration of its
+    /// loop, measured from the previous one or from the function's entry (see
+    /// [`crate::issue`]), whichever of its self calls it goes through.
+    pub closes_loop: Option<FunId>,
 }
 
 #[derive(Debug)]
@@ -546,6 +547,8 @@ pub(crate) struct FunCode {
     pub framed: bool,
     /// The head of the loop its self tail calls close polls (see [`crate::poll`]).
     pub loop_polls: bool,
+    /// It calls itself: entering it starts an iteration of its loop (set by [`crate::chain`]).
+    pub is_loop: bool,
 }
 
 #[derive(Debug)]

@@ -45,6 +45,8 @@ pub(crate) struct ExecFun {
     pub framed: bool,
     /// Entering it, and each jump back of its self tail calls, polls: `LoopPoll`.
     pub loop_polls: bool,
+    /// It calls itself: entering it starts an iteration of its loop.
+    pub is_loop: bool,
 }
 
 /// A `let rec` group: the slot and function of each member, and the captured values the
@@ -135,6 +137,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
             pos: f.pos,
             framed: f.framed,
             loop_polls: f.loop_polls,
+            is_loop: f.is_loop,
         })
         .collect();
     let items = c
@@ -433,7 +436,7 @@ impl Lower {
             known,
             kept_live,
             chain,
-            chain_loop,
+            closes_loop,
         } = app;
         let call = self.call(
             func,
@@ -443,11 +446,13 @@ impl Lower {
             known,
             kept_live,
         );
-        if chain == 0 {
+        let Some(fid) = closes_loop else {
             return call;
-        }
+        };
         ev(move |m| {
-            m.chain_call(chain, chain_loop);
+            // The iteration ends where the call enters the function again, once its
+            // arguments are evaluated (`Machine::invoke`).
+            m.self_call = Some((fid, chain));
             call(m)
         })
     }

@@ -98,12 +98,12 @@ impl Lower {
                         return Ok(UNIT);
                     }
                     let mut i = lo;
-                    let mut mark = m.issued;
+                    let mut mark = m.iteration_mark();
                     loop {
                         m.count(Counter::ForIter);
                         m.set_local(slot, Value::Int(i));
                         body(m)?.release();
-                        m.chain_iteration(chain, &mut mark);
+                        m.iteration_ended(chain, &mut mark);
                         if i == hi {
                             return Ok(UNIT);
                         }
@@ -115,11 +115,11 @@ impl Lower {
                 let (cond, body, chain) = *w;
                 let (cond, body) = (self.cond(cond), self.code(body, false));
                 ev(move |m| {
-                    let mut mark = m.issued;
+                    let mut mark = m.iteration_mark();
                     while cond(m)? {
                         m.count(Counter::WhileIter);
                         body(m)?.release();
-                        m.chain_iteration(chain, &mut mark);
+                        m.iteration_ended(chain, &mut mark);
                     }
                     Ok(UNIT)
                 })

@@ -6,10 +6,11 @@
 //! IntLand, IntMultConst, FunApp, Frame, Spill, FloatMult 2; IntMult, LoopPoll 3; PatternMatch
 //! 4; ForIter 5; FloatBox 7).
 //!
-//! Fractions of a cycle carry from one iteration to the next, and the first iteration of a
-//! recursive loop is measured from whatever ran before it. So the tests read the difference
-//! between sizes 4 iterations apart: exactly 4 × the excess of one iteration in quarter-cycles,
-//! that is the excess in quarters, whatever the first iteration and the rounding did.
+//! An iteration ends where the loop's self call enters the function again, its arguments
+//! evaluated; the first begins at the function's entry. Fractions of a cycle carry from one
+//! iteration to the next, so the tests read the difference between sizes 4 iterations apart:
+//! exactly 4 × the excess of one iteration in quarter-cycles, that is the excess in quarters,
+//! whatever the rounding did.
 
 mod common;
 

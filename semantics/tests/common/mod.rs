@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 /// and branches, the collector's work, the chains loops carry. The source-level count tests
 /// leave them out of their maps; `counts_calls.rs`, `counts_branches.rs`, `counts_cache.rs`,
 /// `allocation.rs` and `counts_chain.rs` pin them.
-pub const MACHINE_LEVEL: [&str; 10] = [
+pub const MACHINE_LEVEL: [&str; 11] = [
     "Spill",
     "Frame",
     "JumpMiss",
@@ -19,6 +19,7 @@ pub const MACHINE_LEVEL: [&str; 10] = [
     "ScannedFrame",
     "MajorWord",
     "ChainCycle",
+    "CallShadow",
 ];
 
 pub fn source_level(counts: BTreeMap<String, u64>) -> BTreeMap<String, u64> {

@@ -1,0 +1,62 @@
+//! Instructions a loop's calls shadow (`CallShadow`): per iteration, the iteration's
+//! instructions other than control transfers (FunApp, TailApp, SelfTailApp, PatternMatch), up
+//! to 18 per call. Hand-computed from the instruction table of `semantics/src/issue.rs`
+//! (IntAdd, SelfTailApp 1; IntCondGT, IntLand, IntMultConst, FunApp, Spill 2; IntMult,
+//! IntLxor, LoopPoll 3; PatternMatch 4; BoolAnd, ForIter 5).
+
+mod common;
+
+fn shadowed(source: &str, size: i64) -> u64 {
+    common::count_of(source, size, "CallShadow")
+}
+
+#[test]
+fn a_walk_that_calls_its_predicate_hides_its_other_instructions_behind_the_call() {
+    // Per element, beside the call, the match and the jump back: LoopPoll 3, BoolAnd 5, the
+    // predicate's IntCondGT 2, Spill 3 × 2 = 16, under the 18 one call hides. Every element
+    // ends an iteration with the self call, the first one measured from the walk's entry.
+    let source = "
+let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
+let rec all p l = match l with [] -> true | x :: t -> p x && all p t
+let input n = range n []
+let run l = all (fun x -> x > 0) l";
+    assert_eq!(shadowed(source, 10), 10 * 16);
+    assert_eq!(shadowed(source, 1000), 1000 * 16);
+}
+
+#[test]
+fn a_call_hides_at_most_eighteen_instructions() {
+    // LoopPoll 3, IntAdd 3, IntLxor 3, IntMult 3 × 3, IntMultConst 2 × 2, Spill 5 × 2 = 32
+    // beside one call: 18 of them hide.
+    let source = "
+let[@inline never] sq x = x * x
+let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
+let rec sum l acc =
+  match l with [] -> acc | x :: t -> sum t (acc + sq x * 3 + x * x * 5 + (x lxor 7) * x)
+let input n = range n []
+let run l = sum l 0";
+    assert_eq!(shadowed(source, 10), 10 * 18);
+}
+
+#[test]
+fn a_for_loop_that_calls_hides_its_body() {
+    // ForIter 5, and `next`'s IntMultConst 2, IntAdd 1, IntLand 2 = 10 per iteration.
+    let source = "
+let[@inline never] next s = (s * 1103515245 + 12345) land 1073741823
+let input n = n
+let run n =
+  let s = ref 1 in
+  for _ = 1 to n do s := next !s done;
+  !s";
+    assert_eq!(shadowed(source, 10), 10 * 10);
+}
+
+#[test]
+fn a_loop_without_calls_hides_nothing() {
+    let source = "
+let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
+let rec len l acc = match l with [] -> acc | _ :: t -> len t (acc + 1)
+let input n = range n []
+let run l = len l 0";
+    assert_eq!(shadowed(source, 1000), 0);
+}
