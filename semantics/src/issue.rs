@@ -23,6 +23,8 @@
 //! entry, a `for` or `while` loop's at the loop.
 
 use crate::catalogue::{Counter, COUNTER_COUNT};
+use crate::ir::FunId;
+use crate::machine::Machine;
 
 /// Instructions a cycle the processor issues when nothing waits (amd64 cores decode and
 /// retire four a cycle).
@@ -107,6 +109,100 @@ pub(crate) fn shadowed(other: u64, calls: u64) -> u64 {
 #[inline(always)]
 pub(crate) fn excess(chain: u32, issued: u64) -> u64 {
     (chain as u64 * ISSUE_WIDTH).saturating_sub(issued)
+}
+
+/// Where a loop iteration began, on the interpreter's clocks: instructions issued, calls
+/// made, instructions of control transfers issued, and the calls and other instructions that
+/// the iterations of loops inside it have already accounted for.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct IterationMark {
+    issued: u64,
+    calls: u64,
+    control: u64,
+    inner_calls: u64,
+    inner_other: u64,
+}
+
+/// The clocks, and where loops read them.
+impl Machine<'_> {
+    /// Starts counting afresh (after `input`, after the prelude). The clocks and the loops'
+    /// marks go on: only differences of them are read.
+    pub(crate) fn reset_counts(&mut self) {
+        self.calls_before = self.calls_clock();
+        self.control_before = self.control_clock();
+        self.counts = [0; COUNTER_COUNT];
+        self.chain_fraction = 0;
+    }
+
+    fn calls_clock(&self) -> u64 {
+        self.calls_before + CALLS.iter().map(|&c| self.counts[c as usize]).sum::<u64>()
+    }
+
+    fn control_clock(&self) -> u64 {
+        self.control_before
+            + CONTROL
+                .iter()
+                .map(|&c| self.counts[c as usize] * INSTRUCTIONS[c as usize] as u64)
+                .sum::<u64>()
+    }
+
+    /// The clocks now: where an iteration that begins here begins.
+    #[inline(always)]
+    pub(crate) fn iteration_mark(&self) -> IterationMark {
+        IterationMark {
+            issued: self.issued,
+            calls: self.calls_clock(),
+            control: self.control_clock(),
+            inner_calls: self.iterated_calls,
+            inner_other: self.iterated_other,
+        }
+    }
+
+    /// An iteration of a loop carrying `chain` cycles ended; it began at `*mark`, which
+    /// becomes the next one's beginning. Counts the chain's cycles beyond the iteration's
+    /// issue (fractions of a cycle carry over to the next iteration) and the instructions its
+    /// calls shadow ([`crate::issue`]). The iterations of an inner loop have already weighed
+    /// their own calls against their own instructions: an outer iteration weighs only what
+    /// they left, so that a call deep in a nest is not counted to hide the same instructions
+    /// once per enclosing loop.
+    #[inline(always)]
+    pub(crate) fn iteration_ended(&mut self, chain: u32, mark: &mut IterationMark) {
+        let now = self.iteration_mark();
+        let issued = now.issued - mark.issued;
+        let calls = (now.calls - mark.calls).saturating_sub(now.inner_calls - mark.inner_calls);
+        let other = (issued - (now.control - mark.control))
+            .saturating_sub(now.inner_other - mark.inner_other);
+        self.iterated_calls += calls;
+        self.iterated_other += other;
+        *mark = self.iteration_mark();
+        self.chain_fraction += excess(chain, issued);
+        let whole = self.chain_fraction / ISSUE_WIDTH;
+        self.chain_fraction -= whole * ISSUE_WIDTH;
+        self.counts[Counter::ChainCycle as usize] += whole;
+        self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
+    }
+
+    /// Function `fid`, a loop, was entered (not jumped back to): its first iteration begins.
+    #[inline(always)]
+    pub(crate) fn loop_entered(&mut self, fid: FunId) {
+        let fid = fid as usize;
+        if self.loop_marks.len() <= fid {
+            self.loop_marks.resize(fid + 1, IterationMark::default());
+        }
+        self.loop_marks[fid] = self.iteration_mark();
+    }
+
+    /// A self call of `fid` (carrying `chain` cycles) ended an iteration of its loop.
+    #[inline(always)]
+    pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: u32) {
+        let fid = fid as usize;
+        if self.loop_marks.len() <= fid {
+            self.loop_marks.resize(fid + 1, IterationMark::default());
+        }
+        let mut mark = self.loop_marks[fid];
+        self.iteration_ended(chain, &mut mark);
+        self.loop_marks[fid] = mark;
+    }
 }
 
 #[cfg(test)]

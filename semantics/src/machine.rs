@@ -81,18 +81,21 @@ pub(crate) struct Machine<'p> {
     pub(crate) counts: [u64; COUNTER_COUNT],
     /// Instructions issued so far, by [`crate::issue`]'s table: loops read it to tell whether
     /// their chain binds and what their calls shadow.
-    issued: u64,
+    pub(crate) issued: u64,
     /// Calls (`FunApp`, `ApplyN`) and control transfers' instructions counted before the
-    /// last reset of `counts`: with `counts`, the clocks of [`IterationMark`].
-    calls_before: u64,
-    control_before: u64,
+    /// last reset of `counts`: with `counts`, the clocks of [`crate::issue::IterationMark`].
+    pub(crate) calls_before: u64,
+    pub(crate) control_before: u64,
     /// Where the current iteration of each recursive function's loop began.
-    loop_marks: Vec<IterationMark>,
+    pub(crate) loop_marks: Vec<crate::issue::IterationMark>,
+    /// Calls and other instructions the loop iterations that ended so far accounted for.
+    pub(crate) iterated_calls: u64,
+    pub(crate) iterated_other: u64,
     /// A self call on its way (its function and the chain it carries): it ends an iteration
     /// when it enters the function.
     pub(crate) self_call: Option<(FunId, u32)>,
     /// Chain cycles counted beyond the whole ones, in `ISSUE_WIDTH`ths of a cycle.
-    chain_fraction: u64,
+    pub(crate) chain_fraction: u64,
     /// Set by a closure in tail position instead of calling (see [`PendingCall`]); only ever
     /// set on the way out of a function body, and consumed by its loop.
     pub(crate) pending: PendingCall,
@@ -104,15 +107,6 @@ pub(crate) struct Machine<'p> {
     pub(crate) branches: crate::branch_trace::BranchTrace,
     /// The model of the processor's return-address stack (`ReturnMiss`).
     returns: crate::return_stack::ReturnStack,
-}
-
-/// Where a loop iteration began, on the interpreter's clocks: instructions issued, calls
-/// made, and instructions of control transfers issued (see [`crate::issue`]).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct IterationMark {
-    issued: u64,
-    calls: u64,
-    control: u64,
 }
 
 #[inline(always)]
@@ -188,6 +182,8 @@ impl<'p> Machine<'p> {
             calls_before: 0,
             control_before: 0,
             loop_marks: Vec::new(),
+            iterated_calls: 0,
+            iterated_other: 0,
             self_call: None,
             chain_fraction: 0,
             pending: PendingCall {
@@ -214,81 +210,6 @@ impl<'p> Machine<'p> {
     pub(crate) fn count_n(&mut self, c: Counter, n: usize) {
         self.counts[c as usize] += n as u64;
         self.issued += crate::issue::INSTRUCTIONS[c as usize] as u64 * n as u64;
-    }
-
-    /// Starts counting afresh (after `input`, after the prelude). The clocks and the loops'
-    /// marks go on: only differences of them are read.
-    pub(crate) fn reset_counts(&mut self) {
-        self.calls_before = self.calls_clock();
-        self.control_before = self.control_clock();
-        self.counts = [0; COUNTER_COUNT];
-        self.chain_fraction = 0;
-    }
-
-    fn calls_clock(&self) -> u64 {
-        self.calls_before
-            + crate::issue::CALLS
-                .iter()
-                .map(|&c| self.counts[c as usize])
-                .sum::<u64>()
-    }
-
-    fn control_clock(&self) -> u64 {
-        self.control_before
-            + crate::issue::CONTROL
-                .iter()
-                .map(|&c| self.counts[c as usize] * crate::issue::INSTRUCTIONS[c as usize] as u64)
-                .sum::<u64>()
-    }
-
-    /// The clocks now: where an iteration that begins here begins.
-    #[inline(always)]
-    pub(crate) fn iteration_mark(&self) -> IterationMark {
-        IterationMark {
-            issued: self.issued,
-            calls: self.calls_clock(),
-            control: self.control_clock(),
-        }
-    }
-
-    /// An iteration of a loop carrying `chain` cycles ended; it began at `*mark`, which
-    /// becomes the next one's beginning. Counts the chain's cycles beyond the iteration's
-    /// issue (fractions of a cycle carry over to the next iteration) and the instructions its
-    /// calls shadow ([`crate::issue`]).
-    #[inline(always)]
-    pub(crate) fn iteration_ended(&mut self, chain: u32, mark: &mut IterationMark) {
-        let now = self.iteration_mark();
-        let issued = now.issued - mark.issued;
-        let calls = now.calls - mark.calls;
-        let other = issued - (now.control - mark.control);
-        *mark = now;
-        self.chain_fraction += crate::issue::excess(chain, issued);
-        let whole = self.chain_fraction / crate::issue::ISSUE_WIDTH;
-        self.chain_fraction -= whole * crate::issue::ISSUE_WIDTH;
-        self.counts[Counter::ChainCycle as usize] += whole;
-        self.counts[Counter::CallShadow as usize] += crate::issue::shadowed(other, calls);
-    }
-
-    /// Function `fid`, a loop, was entered (not jumped back to): its first iteration begins.
-    #[inline(always)]
-    pub(crate) fn loop_entered(&mut self, fid: FunId) {
-        let fid = fid as usize;
-        if self.loop_marks.len() <= fid {
-            self.loop_marks.resize(fid + 1, IterationMark::default());
-        }
-        self.loop_marks[fid] = self.iteration_mark();
-    }
-
-    /// A self call of `fid` (carrying `chain` cycles) ended an iteration of its loop.
-    #[inline(always)]
-    fn loop_iteration_ended(&mut self, fid: FunId, chain: u32) {
-        let fid = fid as usize;
-        if self.loop_marks.len() <= fid {
-            self.loop_marks.resize(fid + 1, IterationMark::default());
-        }
-        let mut mark = self.loop_marks[fid];
-        self.iteration_ended(chain, &mut mark);
-        self.loop_marks[fid] = mark;
     }
 
     #[inline(always)]
