@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 // `spill`: the others keep values across calls only in proportion to their calls, which
 // would leave `Spill` inseparable from `FunApp`.
-const TEMPLATES: [&str; 9] = [
+const TEMPLATES: [&str; 10] = [
     "base",
     "fapp",
     "fintadd",
@@ -19,6 +19,9 @@ const TEMPLATES: [&str; 9] = [
     "intcondeq",
     "tailapp",
     "spill",
+    // A product chain that binds beside independent products: without it `ChainCycle`
+    // rests on one program and cannot be told from what that program runs.
+    "intmult",
 ];
 
 fn mlcost(args: &[&str], dir: &Path) -> Output {
