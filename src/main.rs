@@ -55,6 +55,9 @@ enum Command {
     /// Count instructions per run under valgrind for a run's training and control points: a
     /// deterministic metric beside time (fitted by the next `mlcost fit`).
     Instructions(commands::instructions::InstructionsArgs),
+    /// Where the instruction model misses a program: its instructions per function under
+    /// callgrind beside the prediction from the interpreter's counts in each function.
+    Explain(commands::explain::ExplainArgs),
     /// Runs on record in the history, a construct's trend, and the trend page.
     History(commands::history::HistoryArgs),
 }
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => commands::compare::run(args),
         Command::History(args) => commands::history::run(args),
         Command::Instructions(args) => commands::instructions::run(args),
+        Command::Explain(args) => commands::explain::run(args),
     };
     match result {
         Ok(code) => code,

@@ -402,6 +402,63 @@ fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
 }
 
 /// Whether valgrind is installed; on CI (`CI=true`) it must be.
+/// `mlcost explain` on a control of the run: its loop's instructions, measured under callgrind,
+/// beside the prediction from what the interpreter counted in it; the functions' instructions
+/// add up to the point's instructions per run as the instruction stage counted them.
+fn explain_puts_the_control_s_instructions_on_its_functions(ws: &Path) {
+    let out = mlcost(
+        &["explain", "afl", "sum_tr", "--compiler", "plain", "--json"],
+        ws,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let e: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(e["size"], 1000, "{e}");
+    let rows = e["rows"].as_array().unwrap();
+    let go = rows.iter().find(|r| r["function"] == "go").expect("go");
+    let (measured, predicted) = (
+        go["measured"].as_f64().unwrap(),
+        go["predicted"].as_f64().unwrap(),
+    );
+    // `go` runs 1000 iterations of a handful of instructions each, on both sides.
+    assert!(measured > 3000.0 && predicted > 3000.0, "{go}");
+    let total: f64 = rows.iter().map(|r| r["measured"].as_f64().unwrap()).sum();
+    let counted: Vec<serde_json::Value> = walk_json(&ws.join("afl/controls"), "instructions.json");
+    let per_run = counted
+        .iter()
+        .flat_map(|v| v.as_array().unwrap().iter())
+        .find(|p| p["program"] == "sum_tr" && p["compiler"] == "plain" && p["size"] == 1000)
+        .and_then(|p| p["instructions_per_run"].as_f64())
+        .expect("sum_tr at 1000 counted by the instruction stage");
+    assert!(
+        (total - per_run).abs() <= 0.01 * per_run,
+        "{total} against {per_run}"
+    );
+    // The table on the terminal; a program the run does not have is one clear error.
+    let out = mlcost(&["explain", "afl", "sum_tr", "--compiler", "plain"], ws);
+    let table = text(&out);
+    assert!(
+        table.contains("│ go ") && table.contains("total"),
+        "{table}"
+    );
+    let out = mlcost(&["explain", "afl", "no_such_program"], ws);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("no_such_program"), "{}", text(&out));
+}
+
+/// Every file named `name` under `dir`, parsed.
+fn walk_json(dir: &Path, name: &str) -> Vec<serde_json::Value> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk_json(&path, name));
+        } else if path.file_name().is_some_and(|n| n == name) {
+            found.push(read(path));
+        }
+    }
+    found
+}
+
 fn valgrind_present() -> bool {
     let present = std::process::Command::new("valgrind")
         .arg("--version")
@@ -494,6 +551,7 @@ fn compare_fails_on_a_compiler_that_instruments_every_branch() {
             all.contains("instructions: ") && all.contains(" changed: "),
             "{all}"
         );
+        explain_puts_the_control_s_instructions_on_its_functions(ws.path());
     }
     assert!(ws
         .path()

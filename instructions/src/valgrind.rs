@@ -2,7 +2,7 @@
 
 use crate::{InstructionError, PointCount};
 use ocaml_runtime::{parse_reply, Reply, Request};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -97,12 +97,16 @@ pub fn batch_symbol(binary: &Path) -> Result<String, InstructionError> {
         .map_err(|e| run_error(binary)(format!("{e}: built with an older driver? (rebuild)")))
 }
 
-/// What one callgrind dump says: every instruction collected, and those inside
-/// [`GC_FUNCTIONS`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What one callgrind dump says: every instruction collected, those inside
+/// [`GC_FUNCTIONS`], and each other function's own instructions (its self cost, callees
+/// excluded), by symbol.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Profile {
     pub total: u64,
     pub gc: u64,
+    /// Self costs of the functions outside the collector (a function the collector also
+    /// calls is left out with it).
+    pub functions: BTreeMap<String, u64>,
 }
 
 /// Reads a dump written with `--compress-strings=no --compress-pos=no`. The collections'
@@ -116,12 +120,17 @@ pub fn parse_profile(text: &str) -> Option<Profile> {
     let (mut caller, mut callee) = (String::new(), String::new());
     let (mut total, mut call_cost_next) = (None, false);
     let mut arcs: Vec<(String, String, u64)> = Vec::new();
+    let mut own: BTreeMap<String, u64> = BTreeMap::new();
     for line in text.lines() {
         if call_cost_next {
             // The line after `calls=` is the call's position and inclusive cost.
             call_cost_next = false;
             let cost: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
             arcs.push((caller.clone(), callee.clone(), cost));
+        } else if line.starts_with(|c: char| c.is_ascii_digit() || "+-*".contains(c)) {
+            // A cost line of the function itself: position, then instructions.
+            let cost: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            *own.entry(caller.clone()).or_default() += cost;
         } else if let Some(name) = line.strip_prefix("fn=") {
             caller = plain(name);
         } else if let Some(name) = line.strip_prefix("cfn=") {
@@ -152,7 +161,12 @@ pub fn parse_profile(text: &str) -> Option<Profile> {
         })
         .map(|(_, _, cost)| cost)
         .sum();
-    Some(Profile { total: total?, gc })
+    own.retain(|name, _| !inside.contains(name.as_str()));
+    Some(Profile {
+        total: total?,
+        gc,
+        functions: own,
+    })
 }
 
 /// One valgrind process serving a binary's requests, with its numbered dumps.
@@ -239,68 +253,10 @@ pub fn count_batches(
     binary: &Path,
     plan: &[(u64, Option<u64>)],
 ) -> Result<Vec<PointCount>, InstructionError> {
-    let error = run_error(binary);
-    let batch = batch_symbol(binary)?;
-    let run = symbol(binary, RUN_SYMBOL).map_err(|e| {
-        error(format!(
-            "{e}: `run` must be a function of its own (`let run x = …`) to be counted"
-        ))
-    })?;
-    let out_dir = tempfile::tempdir().map_err(|e| error(format!("temporary directory: {e}")))?;
-    let out_file = out_dir.path().join("callgrind.out");
-    let log = out_dir.path().join("valgrind.log");
-    let mut child = Command::new(&valgrind.path)
-        .args([
-            "--tool=callgrind",
-            "--collect-atstart=no",
-            &format!("--toggle-collect={run}"),
-            &format!("--dump-after={batch}"),
-            "--compress-strings=no",
-            "--compress-pos=no",
-        ])
-        .arg(format!("--callgrind-out-file={}", out_file.display()))
-        .arg(format!("--log-file={}", log.display()))
-        .arg(binary)
-        // Resolve every dynamic symbol at start-up: a lazy binding inside a run would be
-        // counted in the first batch that calls the function, not in every run.
-        .env("LD_BIND_NOW", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| error(format!("cannot start valgrind: {e}")))?;
-    let stdin = child.stdin.take().expect("stdin is piped");
-    let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
-    let mut session = Session {
-        binary,
-        child,
-        stdin,
-        stdout,
-        out_file,
-        log,
-        dumps: 0,
-    };
-    let mut hello = String::new();
-    if session.stdout.read_line(&mut hello).unwrap_or(0) == 0 {
-        return Err(session.fail("the driver under valgrind did not start".into()));
-    }
+    let (mut session, run, _out_dir) = Session::start(valgrind, binary)?;
     let mut pending = Vec::with_capacity(plan.len());
     for &(size, runs) in plan {
-        match session.ask(Request::Size(size))? {
-            Reply::Ready { .. } => {}
-            other => return Err(session.fail(format!("unexpected reply to a size: {other:?}"))),
-        }
-        let probe_dump = session.batch(1)?;
-        session.batch(0)?;
-        let probe = session.profile(probe_dump)?;
-        if probe.total == 0 {
-            return Err(session.fail(format!(
-                "no instruction counted inside {run}: is `run` inlined or recursive?"
-            )));
-        }
-        let runs = runs.unwrap_or_else(|| runs_for(probe.total - probe.gc));
-        let low = session.batch(runs)?;
-        let high = session.batch(2 * runs)?;
+        let (runs, probe, low, high) = session.point(size, runs, &run)?;
         pending.push((runs, probe, low, high));
     }
     let _ = session.ask(Request::Quit);
@@ -320,6 +276,118 @@ pub fn count_batches(
             })
         })
         .collect()
+}
+
+/// Instructions per run of each function of `binary` at `size`, outside the collector, by
+/// symbol: the self costs of the same two batches as [`count_batches`], their difference over
+/// the runs between them. Symbols of the program and the Stdlib keep their stamps
+/// (`camlBench_program__loop_81`); the runtime's C functions and the generated `caml_applyN`
+/// and `caml_curryN` appear under their own names.
+pub fn count_functions(
+    valgrind: &Valgrind,
+    binary: &Path,
+    size: u64,
+) -> Result<BTreeMap<String, f64>, InstructionError> {
+    let (mut session, run, _out_dir) = Session::start(valgrind, binary)?;
+    let (runs, _, low, high) = session.point(size, None, &run)?;
+    let _ = session.ask(Request::Quit);
+    let _ = session.child.wait();
+    let (low, high) = (session.profile(low)?, session.profile(high)?);
+    let mut per_run: BTreeMap<String, f64> = BTreeMap::new();
+    for (name, &cost) in &high.functions {
+        let before = low.functions.get(name).copied().unwrap_or(0);
+        per_run.insert(name.clone(), (cost as f64 - before as f64) / runs as f64);
+    }
+    for (name, &cost) in &low.functions {
+        per_run
+            .entry(name.clone())
+            .or_insert(-(cost as f64) / runs as f64);
+    }
+    per_run.retain(|_, n| n.abs() >= 0.5 / runs as f64);
+    Ok(per_run)
+}
+
+impl<'a> Session<'a> {
+    /// valgrind started on `binary`, its driver ready; with the symbol of the program's `run`
+    /// and the directory of the dumps (kept while the session is).
+    fn start(
+        valgrind: &Valgrind,
+        binary: &'a Path,
+    ) -> Result<(Session<'a>, String, tempfile::TempDir), InstructionError> {
+        let error = run_error(binary);
+        let batch = batch_symbol(binary)?;
+        let run = symbol(binary, RUN_SYMBOL).map_err(|e| {
+            error(format!(
+                "{e}: `run` must be a function of its own (`let run x = …`) to be counted"
+            ))
+        })?;
+        let out_dir =
+            tempfile::tempdir().map_err(|e| error(format!("temporary directory: {e}")))?;
+        let out_file = out_dir.path().join("callgrind.out");
+        let log = out_dir.path().join("valgrind.log");
+        let mut child = Command::new(&valgrind.path)
+            .args([
+                "--tool=callgrind",
+                "--collect-atstart=no",
+                &format!("--toggle-collect={run}"),
+                &format!("--dump-after={batch}"),
+                "--compress-strings=no",
+                "--compress-pos=no",
+            ])
+            .arg(format!("--callgrind-out-file={}", out_file.display()))
+            .arg(format!("--log-file={}", log.display()))
+            .arg(binary)
+            // Resolve every dynamic symbol at start-up: a lazy binding inside a run would be
+            // counted in the first batch that calls the function, not in every run.
+            .env("LD_BIND_NOW", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| error(format!("cannot start valgrind: {e}")))?;
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        let mut session = Session {
+            binary,
+            child,
+            stdin,
+            stdout,
+            out_file,
+            log,
+            dumps: 0,
+        };
+        let mut hello = String::new();
+        if session.stdout.read_line(&mut hello).unwrap_or(0) == 0 {
+            return Err(session.fail("the driver under valgrind did not start".into()));
+        }
+        Ok((session, run, out_dir))
+    }
+
+    /// One size: `size N`, the probe, then the two batches; returns the runs of the lower
+    /// batch, the probe's profile and the numbers of the two batches' dumps.
+    fn point(
+        &mut self,
+        size: u64,
+        runs: Option<u64>,
+        run: &str,
+    ) -> Result<(u64, Profile, usize, usize), InstructionError> {
+        match self.ask(Request::Size(size))? {
+            Reply::Ready { .. } => {}
+            other => return Err(self.fail(format!("unexpected reply to a size: {other:?}"))),
+        }
+        let probe_dump = self.batch(1)?;
+        self.batch(0)?;
+        let probe = self.profile(probe_dump)?;
+        if probe.total == 0 {
+            return Err(self.fail(format!(
+                "no instruction counted inside {run}: is `run` inlined or recursive?"
+            )));
+        }
+        let runs = runs.unwrap_or_else(|| runs_for(probe.total - probe.gc));
+        let low = self.batch(runs)?;
+        let high = self.batch(2 * runs)?;
+        Ok((runs, probe, low, high))
+    }
 }
 
 #[cfg(test)]
@@ -365,7 +433,9 @@ totals: 1000
             parse_profile(profile),
             Some(Profile {
                 total: 1000,
-                gc: 300
+                gc: 300,
+                // The collector's own instructions are its share, not a function's.
+                functions: [("camlBench_program__build_81".to_string(), 600)].into(),
             })
         );
         assert_eq!(parse_profile("events: Ir\n"), None);

@@ -12,6 +12,7 @@
 //! points a fit can use) live here, not in the binary: `mlcost` only parses arguments and
 //! prints what these functions return.
 
+pub mod explain;
 pub mod fit_stage;
 pub mod instructions_stage;
 pub mod instructions_validation;

@@ -355,7 +355,8 @@ pub fn history_trend(construct: &str, method: &str, points: &[history::TrendPoin
     out
 }
 
-fn render(header: &[String], rows: &[Vec<String>]) -> String {
+/// A box-drawn table: the first column left-aligned, the others right-aligned.
+pub fn render(header: &[String], rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| {
             rows.iter()

@@ -528,6 +528,7 @@ impl<'a> Compiler<'a> {
         let ctx = self.ctxs.pop().expect("pushed above");
         self.funs[fid as usize] = Some(FunCode {
             name: name.into(),
+            symbol: self.symbol(name),
             arity,
             frame_size: ctx.next_slot,
             body: code,
@@ -537,6 +538,16 @@ impl<'a> Compiler<'a> {
             is_loop: false,
         });
         Ok(())
+    }
+
+    /// How native code names a function called `name` here (see [`FunCode::symbol`]).
+    pub(crate) fn symbol(&self, name: &str) -> String {
+        match self.module.as_deref() {
+            Some(module) if !name.contains('.') && !crate::stdlib_source::unqualified(module) => {
+                format!("{module}.{name}")
+            }
+            _ => name.to_string(),
+        }
     }
 
     pub(crate) fn reserve(&mut self) -> FunId {

@@ -150,6 +150,8 @@ impl Compiler<'_> {
         let fid = self.reserve_fun();
         self.funs[fid as usize] = Some(FunCode {
             name: name.into(),
+            // ocamlopt eta-expands a primitive used as a value into an anonymous function.
+            symbol: self.symbol("fun"),
             arity: arity as u32,
             frame_size: arity as u32,
             body,

@@ -538,6 +538,11 @@ pub(crate) struct Try {
 #[derive(Debug)]
 pub(crate) struct FunCode {
     pub name: String,
+    /// The name as native code's symbol says it, without its stamp: `name` inside the
+    /// program and `stdlib.ml` (`camlBench_program__loop_81`), `List.rmap_f` for a function
+    /// of `list.ml`, local ones included (`camlStdlib__list__rmap_f_220`). What counts per
+    /// function are keyed by ([`crate::FunctionCounts`]).
+    pub symbol: String,
     pub arity: u32,
     /// Slots of the frame: the parameters first, then every local the body binds.
     pub frame_size: u32,

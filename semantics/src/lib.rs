@@ -208,6 +208,7 @@
 mod ast;
 mod boxing;
 mod branch_trace;
+mod by_function;
 pub mod cache;
 
 mod catalogue;
@@ -255,6 +256,7 @@ mod value;
 mod worker;
 
 pub use ast::Pos;
+pub use by_function::{FunctionCounts, OUTSIDE};
 pub use cache::Touches;
 pub use catalogue::{catalogue, construct, Construct};
 pub use error::SemanticsError;

@@ -35,6 +35,8 @@ fn cond_ev(f: impl Fn(&mut Machine<'_>) -> R<bool> + Send + Sync + 'static) -> C
 
 pub(crate) struct ExecFun {
     pub name: String,
+    /// As native code names it (see [`crate::ir::FunCode::symbol`]).
+    pub symbol: String,
     pub arity: u32,
     /// Slots of the frame: the parameters first, then every local the body binds.
     pub frame_size: u32,
@@ -132,6 +134,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
         .map(|f| ExecFun {
             body: lower.code(f.body, true),
             name: f.name,
+            symbol: f.symbol,
             arity: f.arity,
             frame_size: f.frame_size,
             pos: f.pos,

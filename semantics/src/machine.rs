@@ -107,6 +107,8 @@ pub(crate) struct Machine<'p> {
     pub(crate) branches: crate::branch_trace::BranchTrace,
     /// The model of the processor's return-address stack (`ReturnMiss`).
     returns: crate::return_stack::ReturnStack,
+    /// Counts per function, when asked for ([`crate::by_function`]).
+    pub(crate) attribution: Option<Box<crate::by_function::Attribution>>,
 }
 
 #[inline(always)]
@@ -197,6 +199,7 @@ impl<'p> Machine<'p> {
             stack_limit: stack_address().saturating_sub(stack_budget),
             branches: Default::default(),
             returns: Default::default(),
+            attribution: None,
         }
     }
 
@@ -482,6 +485,7 @@ impl<'p> Machine<'p> {
         }
         let prog = self.prog;
         let saved_base = self.base;
+        let caller = self.attributed_function();
         // Closed functions never read the environment: keep the caller's in place, and save
         // it only when switching to a closure's.
         let mut saved_env = match env {
@@ -496,6 +500,9 @@ impl<'p> Machine<'p> {
         let result = loop {
             let f = &prog.funs[fid as usize];
             let fresh = entered != Some(fid);
+            if caller.is_some() {
+                self.attribute_to(Some(fid));
+            }
             if fresh && f.framed {
                 self.count(Counter::Frame);
             }
@@ -547,6 +554,9 @@ impl<'p> Machine<'p> {
         self.base = saved_base;
         if let Some(env) = saved_env {
             self.env = env;
+        }
+        if let Some(caller) = caller {
+            self.attribute_to(caller);
         }
         result
     }

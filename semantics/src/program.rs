@@ -1,6 +1,7 @@
 //! Loading a program (parse, type, tag tail calls, compile) and counting one run of it.
 
 use crate::ast::{Item, Pos};
+use crate::by_function::FunctionCounts;
 use crate::catalogue::{catalogue, Counter};
 use crate::error::SemanticsError;
 use crate::heap::{self, Allocation};
@@ -72,6 +73,23 @@ impl Program {
     /// Evaluates the top-level definitions and `input size` without counting, then `run` on
     /// the input, counting every construct, plus one `Base`.
     pub fn count(&self, size: i64) -> Result<CountResult, SemanticsError> {
+        self.count_run(size, false).map(|(result, _)| result)
+    }
+
+    /// [`Program::count`], and the same counts split by the function that ran them (see
+    /// [`crate::by_function`]); slower on programs that make many calls.
+    pub fn count_by_function(
+        &self,
+        size: i64,
+    ) -> Result<(CountResult, Vec<FunctionCounts>), SemanticsError> {
+        self.count_run(size, true)
+    }
+
+    fn count_run(
+        &self,
+        size: i64,
+        by_function: bool,
+    ) -> Result<(CountResult, Vec<FunctionCounts>), SemanticsError> {
         let Some((input, run)) = self.shape else {
             return Err(SemanticsError::Shape {
                 file: self.file.clone(),
@@ -95,6 +113,9 @@ impl Program {
             m.reset_counts();
             m.counts[Counter::Base as usize] = 1;
             m.branches.clear();
+            if by_function {
+                m.attribute_by_function();
+            }
             let run_fn = m.global(run);
             heap::start();
             let result = m.call_from_driver(run_fn, vec![x]);
@@ -119,12 +140,16 @@ impl Program {
                 allocation.scanned_frames(heap_words).round() as u64;
             m.counts[Counter::MajorWord as usize] = allocation.direct_major_words;
             m.count_branch_misses(true);
-            Ok(CountResult {
-                size,
-                counts: nonzero(&m.counts),
-                digest,
-                allocation,
-            })
+            let by_function = m.counts_by_function();
+            Ok((
+                CountResult {
+                    size,
+                    counts: nonzero(&m.counts),
+                    digest,
+                    allocation,
+                },
+                by_function,
+            ))
         })
     }
 

@@ -5,6 +5,7 @@ pub mod build;
 pub mod common;
 pub mod compare;
 pub mod count;
+pub mod explain;
 pub mod fit;
 pub mod gen;
 pub mod history;
