@@ -17,6 +17,10 @@
 //! by `K` is the instructions of one run. `K` is chosen from the probe's instruction count
 //! ([`valgrind::runs_for`]), never from a timing, so two runs of the suite ask the same batches.
 //!
+//! The same session also gives each function's own instructions per run
+//! ([`valgrind::count_functions`]): what `mlcost explain` sets beside the interpreter's counts
+//! per function to find where a count goes wrong.
+//!
 //! Collections are counted apart: the instructions of the collector's functions
 //! ([`valgrind::GC_FUNCTIONS`]) depend on where the minor heap's boundaries fall among the
 //! runs and on what is live then, which depends on everything the process did before; the rest

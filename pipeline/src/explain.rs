@@ -275,20 +275,32 @@ pub fn explain(req: &ExplainRequest) -> Result<Explanation> {
             req.program
         ),
     };
-    let program = semantics::Program::load(&files.source)
-        .with_context(|| format!("{}: interpreter", files.source.display()))?;
-    let (_, counted) = program
-        .count_by_function(size as i64)
-        .with_context(|| format!("{}: interpreter at size {size}", files.source.display()))?;
     let valgrind = instructions::available().ok_or(instructions::InstructionError::NoValgrind)?;
-    let measured = instructions::valgrind::count_functions(&valgrind, &files.binary, size)?;
     Ok(Explanation {
         program: req.program.to_string(),
         compiler,
         size,
         method: req.method,
-        rows: explain_point(&measured, &counted, &constants),
+        rows: explain_files(&valgrind, &files.source, &files.binary, size, &constants)?,
     })
+}
+
+/// The rows of one point: `source` counted by the interpreter, `binary` (built from it) run
+/// under callgrind, at `size`; the counts priced by `constants`.
+pub fn explain_files(
+    valgrind: &instructions::Valgrind,
+    source: &Path,
+    binary: &Path,
+    size: u64,
+    constants: &BTreeMap<String, f64>,
+) -> Result<Vec<FunctionRow>> {
+    let program = semantics::Program::load(source)
+        .with_context(|| format!("{}: interpreter", source.display()))?;
+    let (_, counted) = program
+        .count_by_function(size as i64)
+        .with_context(|| format!("{}: interpreter at size {size}", source.display()))?;
+    let measured = instructions::valgrind::count_functions(valgrind, binary, size)?;
+    Ok(explain_point(&measured, &counted, constants))
 }
 
 #[cfg(test)]

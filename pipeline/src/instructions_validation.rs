@@ -49,6 +49,21 @@ pub struct InstructionValidation {
     /// Programs with a point that does not collect missed by more than [`MISCOUNT_PCT`] by
     /// every method: a miscounted or unmodelled construct.
     pub miscounted: Vec<String>,
+    /// Where each miscounted program's miss lies: at its worst point, the function whose
+    /// measured and predicted instructions part most ([`crate::explain`]).
+    #[serde(default)]
+    pub located: Vec<LocatedMiss>,
+}
+
+/// A miscounted control's largest miss by function, at its worst point (NNLS constants).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LocatedMiss {
+    pub program: String,
+    pub size: u64,
+    /// The point's error, signed: predicted over measured, less one, in percent.
+    pub error_pct: f64,
+    /// The function and its figures; its constructs by predicted instructions, largest first.
+    pub at: crate::explain::FunctionRow,
 }
 
 /// Scores the points of one compiler. `counts[(program, size)]` are the interpreter's counts;
@@ -131,7 +146,68 @@ pub fn score(
         mean_error_pct,
         mean_error_pct_collecting,
         miscounted,
+        located: Vec::new(),
     }
+}
+
+/// Locates each miscounted program's miss: its worst point that does not collect, explained
+/// function by function (callgrind and the interpreter, two at a time, one per core), and the
+/// function that misses most kept. A program that cannot be explained is left out, and said.
+fn locate(
+    v: &InstructionValidation,
+    model: &fit::CostModel,
+    controls: &Path,
+    work: &RunDir,
+) -> Vec<LocatedMiss> {
+    let (Some(valgrind), Some(nnls)) = (
+        instructions::available(),
+        model.instructions.get(&Method::Nnls),
+    ) else {
+        return Vec::new();
+    };
+    let constants: BTreeMap<String, f64> = nnls
+        .time_ns
+        .iter()
+        .map(|(c, e)| (c.clone(), e.estimate))
+        .collect();
+    let worst: Vec<&InstructionPoint> = v
+        .miscounted
+        .iter()
+        .filter_map(|program| {
+            v.points
+                .iter()
+                .filter(|p| &p.program == program && !p.collects)
+                .filter(|p| p.error_pct.contains_key(&Method::Nnls))
+                .max_by(|a, b| a.error_pct[&Method::Nnls].total_cmp(&b.error_pct[&Method::Nnls]))
+        })
+        .collect();
+    let one = |p: &InstructionPoint| -> Option<LocatedMiss> {
+        let source = controls.join(format!("{}.ml", p.program));
+        let binary = work
+            .join("build")
+            .join(&p.program)
+            .join("layout-0")
+            .join("bench.exe");
+        match crate::explain::explain_files(&valgrind, &source, &binary, p.size, &constants) {
+            Ok(rows) => Some(LocatedMiss {
+                program: p.program.clone(),
+                size: p.size,
+                error_pct: 100.0 * (p.predicted[&Method::Nnls] / p.measured - 1.0),
+                at: rows.into_iter().next()?,
+            }),
+            Err(e) => {
+                eprintln!("mlcost: {} at {}: not located: {e:#}", p.program, p.size);
+                None
+            }
+        }
+    };
+    let (first, second) = worst.split_at(worst.len() / 2);
+    std::thread::scope(|s| {
+        let other = s.spawn(|| second.iter().filter_map(|p| one(p)).collect::<Vec<_>>());
+        let mut located: Vec<LocatedMiss> = first.iter().filter_map(|p| one(p)).collect();
+        located.extend(other.join().unwrap_or_default());
+        located
+    })
 }
 
 /// Validates every compiler's instruction model on the built-in controls its validation
@@ -167,7 +243,8 @@ pub fn validate_instructions(
             .filter(|e| e.minor_collections_per_run > COLLECTS)
             .map(|e| (e.benchmark.clone(), e.size))
             .collect();
-        let v = score(name, &model, &measured, &counts, &collecting);
+        let mut v = score(name, &model, &measured, &counts, &collecting);
+        v.located = locate(&v, &model, &controls, &work);
         write_json(&dir.instructions_validation_file(name), &v)?;
         out.push(v);
     }

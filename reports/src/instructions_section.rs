@@ -85,7 +85,47 @@ pub fn section(data: &RunData) -> String {
                 missed.join(", ")
             );
         }
+        located_table(&mut html, &v["located"]);
     }
     html.push_str("</section>");
     html
+}
+
+/// Where each miscounted control's miss lies: the function that misses most at its worst
+/// point, measured against predicted, and what was counted there.
+fn located_table(html: &mut String, located: &serde_json::Value) {
+    let Some(rows) = located.as_array().filter(|a| !a.is_empty()) else {
+        return;
+    };
+    html.push_str("<details><summary>Where the misses lie (the function that misses most, at each program's worst point; <code>mlcost explain RUN_DIR PROGRAM</code> shows them all)</summary><table><tr><th>Program</th><th>Size</th><th>Error</th><th>Function</th><th>Measured</th><th>Predicted</th><th>Counted there</th></tr>");
+    for m in rows {
+        let at = &m["at"];
+        let counted: Vec<String> = at["constructs"]
+            .as_array()
+            .map(|cs| {
+                cs.iter()
+                    .take(3)
+                    .map(|c| {
+                        format!(
+                            "{} {:.1}",
+                            escape(c[0].as_str().unwrap_or("")),
+                            c[1].as_f64().unwrap_or(0.0)
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td>{:+.1}%</td><td>{}</td><td>{:.1}</td><td>{:.1}</td><td>{}</td></tr>",
+            escape(m["program"].as_str().unwrap_or("")),
+            m["size"],
+            m["error_pct"].as_f64().unwrap_or(f64::NAN),
+            escape(at["function"].as_str().unwrap_or("")),
+            at["measured"].as_f64().unwrap_or(f64::NAN),
+            at["predicted"].as_f64().unwrap_or(f64::NAN),
+            counted.join(", ")
+        );
+    }
+    html.push_str("</table></details>");
 }

@@ -132,6 +132,29 @@ impl Op1 {
 }
 
 impl Op2 {
+    /// A comparison that yields a boolean from immediates or floats: a compare and a jump in
+    /// a condition, a materialised flag as a value (`CondValue`).
+    pub(crate) fn is_flag_comparison(self) -> bool {
+        use Op2::*;
+        matches!(
+            self,
+            IntEq
+                | IntNe
+                | IntLt
+                | IntLe
+                | IntGt
+                | IntGe
+                | FloatEq
+                | FloatNe
+                | FloatLt
+                | FloatLe
+                | FloatGt
+                | FloatGe
+                | PhysEq
+                | PhysNe
+        )
+    }
+
     pub(crate) fn counter(self) -> Counter {
         use Op2::*;
         match self {

@@ -28,7 +28,7 @@ use crate::machine::Machine;
 
 /// Instructions a cycle the processor issues when nothing waits (amd64 cores decode and
 /// retire four a cycle).
-pub(crate) const ISSUE_WIDTH: u64 = 4; // EXPERIMENT
+pub(crate) const ISSUE_WIDTH: u64 = 4;
 
 /// The instructions ocamlopt 4.13 emits on amd64 for one construct, rounded: the instruction
 /// model's constants (NNLS, one default run on this project's machine, valgrind counts) where
@@ -45,7 +45,7 @@ const fn instructions(c: Counter) -> u8 {
         FloatDiv | FloatMult | FloatSqrt | FloatSub | FloatUMinus | Frame | FunApp | IntCondEq
         | IntCondGE | IntCondGT | IntCondLT | IntLand | IntLor | IntMultConst | IntOfFloat
         | IntUMinus | LetData | Raise | Spill | VariantElem => 2,
-        BoolNot | IntCondLE | IntLsl | IntLxor | IntMult | LoopPoll => 3,
+        BoolNot | CondValue | IntCondLE | IntLsl | IntLxor | IntMult | LoopPoll => 3,
         Closure | FloatCondGE | FloatCondGT | FloatCondLE | FloatCondLT | FloatOfInt | IntAsr
         | IntLsr | PatternMatch | TailApp => 4,
         ArrayGet | BoolAnd | BoolOr | FloatCondEq | ForIter | TupleHead => 5,

@@ -26,6 +26,10 @@
 //! assert_eq!(result.counts["Base"], 1);
 //! ```
 //!
+//! [`Program::count_by_function`] splits the same counts by the function whose code runs
+//! each construct ([`FunctionCounts`], named as native code's symbols name them), so that a
+//! count can be checked against a profile function by function.
+//!
 //! ## The language
 //! Top-level `let`, `let rec … and …`, `type` (variants with parameters, abbreviations),
 //! `exception`, and top-level expressions after `;;`. Expressions: `let … in`, `fun`,

@@ -200,6 +200,19 @@ macro_rules! int_op {
     };
 }
 
+/// An integer comparison as a value: the compare, and the flag materialised.
+macro_rules! int_flag {
+    ($a:ident, $b:ident, $counter:expr, $cmp:tt) => {
+        ev(move |m| {
+            let y = $b.int(m)?;
+            let x = $a.int(m)?;
+            m.count($counter);
+            m.count(Counter::CondValue);
+            Ok(Value::Int(i64::from(x $cmp y)))
+        })
+    };
+}
+
 /// An integer comparison as a condition.
 macro_rules! int_cmp {
     ($a:ident, $b:ident, $counter:expr, $cmp:tt) => {
@@ -350,6 +363,16 @@ impl Lower {
                     _ => int_cmp!(a, b, counter, >=),
                 }
             }
+            // Float and physical comparisons: a compare and a jump too, no flag.
+            Code::Op2(n) if n.op.is_flag_comparison() => {
+                let Op2Node { op, lhs, rhs, pos } = *n;
+                let (a, b) = (self.operand(lhs), self.operand(rhs));
+                cond_ev(move |m| {
+                    let y = b.get(m)?;
+                    let x = a.get(m)?;
+                    Ok(m.op2(op, pos, x, y)?.into_int() != 0)
+                })
+            }
             Code::Op1(Op1::Not, a) => {
                 let a = self.cond(*a);
                 cond_ev(move |m| {
@@ -388,12 +411,19 @@ impl Lower {
             Op2::Mul | Op2::MulConst => {
                 int_op!(a, b, counter, |x, y| wrap63(x.wrapping_mul(y)))
             }
-            Op2::IntEq => int_op!(a, b, counter, |x, y| i64::from(x == y)),
-            Op2::IntNe => int_op!(a, b, counter, |x, y| i64::from(x != y)),
-            Op2::IntLt => int_op!(a, b, counter, |x, y| i64::from(x < y)),
-            Op2::IntLe => int_op!(a, b, counter, |x, y| i64::from(x <= y)),
-            Op2::IntGt => int_op!(a, b, counter, |x, y| i64::from(x > y)),
-            Op2::IntGe => int_op!(a, b, counter, |x, y| i64::from(x >= y)),
+            Op2::IntEq => int_flag!(a, b, counter, ==),
+            Op2::IntNe => int_flag!(a, b, counter, !=),
+            Op2::IntLt => int_flag!(a, b, counter, <),
+            Op2::IntLe => int_flag!(a, b, counter, <=),
+            Op2::IntGt => int_flag!(a, b, counter, >),
+            Op2::IntGe => int_flag!(a, b, counter, >=),
+            _ if op.is_flag_comparison() => ev(move |m| {
+                let y = b.get(m)?;
+                let x = a.get(m)?;
+                let flag = m.op2(op, pos, x, y)?;
+                m.count(Counter::CondValue);
+                Ok(flag)
+            }),
             _ => ev(move |m| {
                 let y = b.get(m)?;
                 let x = a.get(m)?;

@@ -117,23 +117,6 @@ fn stack_address() -> usize {
     std::hint::black_box(&marker) as *const u8 as usize
 }
 
-/// Words a partial application allocates, as ocamlopt 4.13 builds it. A known function's is
-/// one closure `fun rest -> f args rest` (closure conversion): header, code pointer, closure
-/// info, the full-application pointer when `rest` is more than one argument, the `n`
-/// arguments and `f`. An unknown function's goes through `caml_curryN`, one block per argument
-/// received: header, code, info, the `_app` pointer while more than one argument is still
-/// missing, the argument and the previous closure.
-pub(crate) fn partial_application_words(arity: usize, held: usize, n: usize, known: bool) -> u32 {
-    let code_words = |missing: usize| crate::heap::closure_code_words(missing as u32);
-    if known {
-        1 + code_words(arity - n) + n as u32 + 1
-    } else {
-        (held + 1..=held + n)
-            .map(|received| 1 + code_words(arity - received) + 2)
-            .sum()
-    }
-}
-
 fn materialize(v: &StaticValue) -> Value {
     match v {
         StaticValue::Imm(i) => Value::Int(*i),
@@ -412,47 +395,6 @@ impl<'p> Machine<'p> {
             }
             other => unreachable!("the type checker only lets functions be applied, not {other:?}"),
         }
-    }
-
-    /// A partial application of `fun` (which already holds `args`) to `n` more arguments.
-    fn partial(
-        &mut self,
-        env: Rc<Vec<Value>>,
-        fun: FunId,
-        mut args: Vec<Value>,
-        argbase: usize,
-        n: usize,
-        known: bool,
-    ) -> Value {
-        self.count(Counter::FunDef);
-        self.count_n(Counter::Closure, n + 1);
-        let arity = self.prog.funs[fun as usize].arity as usize;
-        let words = partial_application_words(arity, args.len(), n, known);
-        args.extend(self.stack.drain(argbase..argbase + n));
-        Value::Partial(Rc::new(Partial {
-            env,
-            fun,
-            args,
-            born: Born::new(words),
-        }))
-    }
-
-    /// Calls a function with more arguments than its arity: the saturated call, then the
-    /// result applied to the rest.
-    fn over_apply(
-        &mut self,
-        env: Rc<Vec<Value>>,
-        fid: FunId,
-        argbase: usize,
-        arity: usize,
-        n: usize,
-        tail: bool,
-    ) -> R<Value> {
-        let extra: Vec<Value> = self.stack.drain(argbase + arity..argbase + n).collect();
-        let result = self.invoke_call(Some(env), fid, argbase)?;
-        let m = extra.len();
-        self.stack.extend(extra);
-        self.apply(result, argbase, m, tail, false)
     }
 
     /// A native call of `fid` (a FunApp): a return address pushed, and `ReturnMiss` counted

@@ -1,5 +1,5 @@
 //! The machine's out-of-line operations: pattern matching, `let rec` groups, the errors it
-//! throws itself, and the less common primitive operations (the compiled closures of [`crate::lower`] call them).
+//! throws itself, partial and over-applications, and the less common primitive operations (the compiled closures of [`crate::lower`] call them).
 
 use crate::ast::Pos;
 use crate::catalogue::Counter;
@@ -12,6 +12,47 @@ use crate::value::*;
 use std::rc::Rc;
 
 impl Machine<'_> {
+    /// A partial application of `fun` (which already holds `args`) to `n` more arguments.
+    pub(crate) fn partial(
+        &mut self,
+        env: Rc<Vec<Value>>,
+        fun: FunId,
+        mut args: Vec<Value>,
+        argbase: usize,
+        n: usize,
+        known: bool,
+    ) -> Value {
+        self.count(Counter::FunDef);
+        self.count_n(Counter::Closure, n + 1);
+        let arity = self.prog.funs[fun as usize].arity as usize;
+        let words = partial_application_words(arity, args.len(), n, known);
+        args.extend(self.stack.drain(argbase..argbase + n));
+        Value::Partial(Rc::new(Partial {
+            env,
+            fun,
+            args,
+            born: Born::new(words),
+        }))
+    }
+
+    /// Calls a function with more arguments than its arity: the saturated call, then the
+    /// result applied to the rest.
+    pub(crate) fn over_apply(
+        &mut self,
+        env: Rc<Vec<Value>>,
+        fid: FunId,
+        argbase: usize,
+        arity: usize,
+        n: usize,
+        tail: bool,
+    ) -> R<Value> {
+        let extra: Vec<Value> = self.stack.drain(argbase + arity..argbase + n).collect();
+        let result = self.invoke_call(Some(env), fid, argbase)?;
+        let m = extra.len();
+        self.stack.extend(extra);
+        self.apply(result, argbase, m, tail, false)
+    }
+
     #[cold]
     pub(crate) fn match_failure(&mut self, pos: Pos) -> Thrown {
         let location = Value::Block(Rc::new(Block {
@@ -260,5 +301,22 @@ fn cmp_to_int(c: Cmp) -> i64 {
         Cmp::Less => -1,
         Cmp::Equal | Cmp::Unordered => 0,
         Cmp::Greater => 1,
+    }
+}
+
+/// Words a partial application allocates, as ocamlopt 4.13 builds it. A known function's is
+/// one closure `fun rest -> f args rest` (closure conversion): header, code pointer, closure
+/// info, the full-application pointer when `rest` is more than one argument, the `n`
+/// arguments and `f`. An unknown function's goes through `caml_curryN`, one block per argument
+/// received: header, code, info, the `_app` pointer while more than one argument is still
+/// missing, the argument and the previous closure.
+pub(crate) fn partial_application_words(arity: usize, held: usize, n: usize, known: bool) -> u32 {
+    let code_words = |missing: usize| crate::heap::closure_code_words(missing as u32);
+    if known {
+        1 + code_words(arity - n) + n as u32 + 1
+    } else {
+        (held + 1..=held + n)
+            .map(|received| 1 + code_words(arity - received) + 2)
+            .sum()
     }
 }

@@ -88,6 +88,27 @@ pub fn validate_and_print(run_dir: &Path, controls: Option<&Path>) -> Result<()>
                 v.miscounted.join(", ")
             );
         }
+        for m in &v.located {
+            let what: Vec<String> =
+                m.at.constructs
+                    .iter()
+                    .take(3)
+                    .map(|(c, n)| format!("{c} {n:.1}"))
+                    .collect();
+            println!(
+                "  {} at {} ({:+.1}%): in {}, {:.1} instructions per run measured, {:.1} predicted ({})",
+                m.program,
+                m.size,
+                m.error_pct,
+                m.at.function,
+                m.at.measured,
+                m.at.predicted,
+                what.join(", ")
+            );
+        }
+        if !v.located.is_empty() {
+            println!("  (`mlcost explain RUN_DIR PROGRAM` shows every function of one)");
+        }
     }
     Ok(())
 }
