@@ -408,4 +408,51 @@ mod tests {
         assert!(!expanded.time_ns.contains_key(INSTRUCTIONS));
         assert_eq!(expanded.training_error_pct, 5.0);
     }
+
+    #[test]
+    fn a_construct_whose_programs_its_instructions_miss_is_priced_apart() {
+        let per_occurrence: BTreeMap<String, f64> = [("A", 2.0), ("B", 3.0), ("Cheap", 1.0)]
+            .iter()
+            .map(|(c, i)| (c.to_string(), *i))
+            .collect();
+        let constant = |estimate| ConstantEstimate {
+            estimate,
+            ci_low: estimate,
+            ci_high: estimate,
+            std_error: None,
+        };
+        let nnls = MethodFit {
+            time_ns: [
+                (INSTRUCTIONS.to_string(), constant(0.5)),
+                ("FunApp".to_string(), constant(1.0)),
+            ]
+            .into(),
+            training_error_pct: 0.0,
+            bootstrap_resamples: 0,
+        };
+        let at = |program: &str, ns: f64, counts: &[(&str, f64)]| Observation {
+            program: program.into(),
+            ns_per_run: ns,
+            ..point(counts)
+        };
+        // A's programs are priced right; B's three run three times what α · 3 instructions
+        // says (its share of their instructions 1, 0.94 and 0.75); Cheap is missed as badly
+        // but weighs a quarter of one program, too little to judge.
+        let observations = [
+            at("a1", 100.0, &[("A", 100.0)]),
+            at("a2", 60.0, &[("A", 50.0), ("FunApp", 10.0)]),
+            at("b1", 450.0, &[("B", 100.0)]),
+            at("b2", 460.0, &[("B", 100.0), ("A", 10.0)]),
+            at("b3", 250.0, &[("B", 50.0), ("Cheap", 50.0)]),
+        ];
+        assert_eq!(misfit(&observations, &per_occurrence, &nnls), vec!["B"]);
+        // Missed by 10% only: kept.
+        let close = [
+            at("a1", 100.0, &[("A", 100.0)]),
+            at("b1", 165.0, &[("B", 100.0)]),
+            at("b2", 176.0, &[("B", 100.0), ("A", 10.0)]),
+            at("b3", 110.0, &[("B", 50.0), ("Cheap", 50.0)]),
+        ];
+        assert!(misfit(&close, &per_occurrence, &nnls).is_empty());
+    }
 }
