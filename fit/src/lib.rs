@@ -42,7 +42,10 @@
 //!   style, with a weighted-median line search). It stops at a vertex certified optimal by its
 //!   dual values, not at an IRLS approximation; see `least_absolute.rs`.
 //! * [`Method::Nnls`] — least squares with every cost ≥ 0, by the `nnls` crate (Lawson–Hanson),
-//!   given the equivalent p x p triangular problem.
+//!   given the equivalent p x p triangular problem, and Huber-weighted: rows beyond 1.345
+//!   robust deviations weigh in inverse proportion to their residual, by iteratively
+//!   reweighted NNLS; resamples keep the full data's weights. A few training programs whose
+//!   time the constructs cannot express would otherwise set every price (see `methods.rs`).
 //!
 //! ## Intervals
 //! Bootstrap percentile intervals (default 1000 resamples, 95%) per constant and method. Each

@@ -1,6 +1,6 @@
 //! Synthetic suites shaped like the real training programs, with known constants: every method
 //! must recover them within its intervals, the intervals must be calibrated and informative, L1
-//! must shrug off gross outliers, and layouts must widen the intervals they affect.
+//! and (Huber-weighted) NNLS must shrug off gross outliers, and layouts must widen the intervals they affect.
 
 use std::collections::BTreeMap;
 
@@ -103,7 +103,7 @@ fn intervals_are_calibrated_across_suites() {
 }
 
 #[test]
-fn l1_resists_gross_outliers_that_move_least_squares() {
+fn l1_and_nnls_resist_gross_outliers_that_move_least_squares() {
     let mut suite = generate(&SyntheticSpec {
         seed: 3,
         ..SyntheticSpec::default()
@@ -130,6 +130,13 @@ fn l1_resists_gross_outliers_that_move_least_squares() {
     );
     assert!(error(Method::L1) < 0.06, "L1 moved {}", error(Method::L1));
     assert!(error(Method::Ls) > 3.0 * error(Method::L1));
+    // NNLS weighs each point by Huber's rule: the three far points count for little.
+    assert!(
+        error(Method::Nnls) < 0.06,
+        "NNLS moved {}",
+        error(Method::Nnls)
+    );
+    assert!(error(Method::Ls) > 3.0 * error(Method::Nnls));
     assert!(model.methods[&Method::L1].time_ns["IntDiv"].contains(truth));
 }
 
@@ -180,9 +187,10 @@ fn nnls_keeps_every_cost_non_negative_where_ls_may_not() {
     assert!(nnls["FunDef"].estimate < 0.1);
     let ls = &model.methods[&Method::Ls].time_ns;
     assert!(ls["FunDef"].contains(0.0));
-    // Where the constraint is not active, NNLS and LS agree.
+    // Where the constraint is not active, NNLS and LS agree, up to what Huber's weights move
+    // on points with ordinary noise (a few of them beyond 1.345 robust deviations).
     let relative = (nnls["IntDiv"].estimate - ls["IntDiv"].estimate).abs() / ls["IntDiv"].estimate;
-    assert!(relative < 1e-3, "{relative}");
+    assert!(relative < 1e-2, "{relative}");
 }
 
 #[test]
