@@ -152,24 +152,6 @@ pub fn count_run(
     })
 }
 
-/// Constructs counted for what the processor or the collector does rather than for code the
-/// mutator runs: mispredictions, misses and chains cost cycles, not instructions; the
-/// collector's work is outside the metric; instructions in a call's shadow still run. Left in,
-/// the instruction fit gives them whatever share of other constructs' instructions they happen
-/// to correlate with (`BranchMiss` came out at 2.1 instructions a miss, `ReturnMiss` at 0.7), and
-/// a program with many of them is mispredicted by that much.
-pub const NO_INSTRUCTIONS: [&str; 9] = [
-    "JumpMiss",
-    "BranchMiss",
-    "ReturnMiss",
-    "FarLoad",
-    "ChainCycle",
-    "PromotedWord",
-    "ScannedFrame",
-    "MajorWord",
-    fit::structured::SHADOWED,
-];
-
 /// The instruction model of `compiler`: the fit of the same counts on instructions per run,
 /// `None` when the run has no instruction counts for it.
 pub fn fit_instructions(
@@ -199,8 +181,12 @@ pub fn fit_instructions(
             o.ns_ci = (s.instructions_per_run, s.instructions_per_run);
             // Collections' instructions are inside the count: nothing to separate.
             o.ns_per_minor_collection = None;
-            o.counts
-                .retain(|c, _| !NO_INSTRUCTIONS.contains(&c.as_str()));
+            // Waiting and the collector's work run no instructions of the mutator's, and
+            // instructions in a call's shadow still run: none of them is an instruction count.
+            o.counts.retain(|c, _| {
+                !fit::structured::NO_INSTRUCTIONS.contains(&c.as_str())
+                    && c != fit::structured::SHADOWED
+            });
             Some(o)
         })
         .collect();

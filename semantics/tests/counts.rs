@@ -287,6 +287,9 @@ let run l = (mem 3 l, mem_int 3 l, [ 1 ] = [ 1 ], (1, 2) < (1, 3), 1.5 < 2.5, \"
         ("PolyCompare", 3 + 3),
         ("PolyCompareStep", 3 + 3 + 3 + 1),
         ("IntCondEq", 3 + 1),
+        // The tuple's `1.5 < 2.5` and `true = false` are flags kept as values; `y = x` decides
+        // its `||`.
+        ("CondValue", 2),
         ("BoolOr", 6),
         ("SelfTailApp", 4), // `|| mem x l` on 1 and 2, in each function: loops
         ("LoopPoll", 6),    // that allocate nothing: each entered once and jumped back twice
@@ -389,6 +392,9 @@ let run n =
         ("FloatOfInt", 1),
         ("BoolNot", 1),
         ("IntCondGT", 1),
+        // `not (n > 3)` is a value: its comparison's flag is materialised. The float tests
+        // decide the `&&` and `||` and make none.
+        ("CondValue", 1),
         ("IntLand", 1),
         ("IntLor", 1),
         ("IntLxor", 1),
