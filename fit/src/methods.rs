@@ -387,6 +387,19 @@ mod tests {
     }
 
     #[test]
+    fn huber_weights_keep_the_bulk_and_weigh_a_far_row_by_its_distance() {
+        // Median absolute residual 1.0, so rows within 1.345 · 1.4826 = 1.994 weigh 1.
+        let residuals = DVector::from_vec(vec![-1.0, 0.5, 1.0, -1.0, 1.9, 10.0, -20.0]);
+        let weights = huber_weights(&residuals);
+        let bound = HUBER_K * 1.4826;
+        assert_eq!(&weights[..5], &[1.0; 5]);
+        assert!((weights[5] - bound / 10.0).abs() < 1e-12);
+        assert!((weights[6] - bound / 20.0).abs() < 1e-12);
+        // Exact data (instruction counts fitted exactly): nothing is an outlier.
+        assert_eq!(huber_weights(&DVector::zeros(4)), vec![1.0; 4]);
+    }
+
+    #[test]
     fn ties_are_broken_within_the_relative_bound_and_the_same_way_each_time() {
         let response = DVector::from_vec(vec![1.0, 1.0, 1.0, -2.0, 0.0, 1e6]);
         assert_eq!(break_ties(&response, 0.0), response);

@@ -17,7 +17,18 @@ pub struct BuildArgs {
 
 pub fn run(args: BuildArgs) -> Result<ExitCode> {
     let compilers = args.measure.compilers()?;
-    let layouts = args.measure.layouts_or(4);
+    // Rebuilding a suite's run (to recount it, say) keeps the layouts it was measured in:
+    // fewer would leave its programs short of builds and out of every later stage.
+    let recorded = rundir::RunDir::new(&args.suite)
+        .run_file()
+        .is_file()
+        .then(|| {
+            pipeline::require_run_dir(&args.suite)
+                .ok()
+                .map(|run| run.layouts)
+        })
+        .flatten();
+    let layouts = args.measure.layouts_or(recorded.unwrap_or(4));
     let outcome = pipeline::build_stage(
         &args.suite,
         &compilers,

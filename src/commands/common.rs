@@ -44,7 +44,7 @@ pub struct MeasureArgs {
     #[arg(long, default_value_t = 1.05)]
     pub growth: f64,
     /// Code-layout variants built and measured per program (docs/design.md) [default: 4 for
-    /// bench, 8 for suite, 2 for suite --quick].
+    /// bench and build (a run's own when rebuilding a run), 8 for suite, 2 for suite --quick].
     #[arg(long)]
     pub layouts: Option<u32>,
     /// Kill a binary that does not answer within this time.
