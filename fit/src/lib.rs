@@ -28,8 +28,8 @@
 //!
 //! [`structure`] re-fits a model that has an instruction model as the *structured* model:
 //! ordinary constructs at one fitted cost per instruction times their instructions, the
-//! constructs of [`structured::PRICED_APART`] and [`structured::NO_INSTRUCTIONS`] at constants of
-//! their own; the free fit is kept
+//! constructs of [`structured::PRICED_APART`], [`structured::NO_INSTRUCTIONS`] and
+//! [`structured::RUNTIME_CODE`] at constants of their own; the free fit is kept
 //! in [`CostModel::free`]. Fewer constants, each resting on the whole suite, predict programs
 //! outside it better (see [`structured`]).
 //!

@@ -47,27 +47,13 @@ pub const NO_INSTRUCTIONS: [&str; 8] = [
     "MajorWord",
 ];
 
-/// Constructs whose time is not their instructions' share, each fitted a constant of its own,
-/// beside those of [`NO_INSTRUCTIONS`]:
-/// * long latencies, which cost cycles their instruction count does not show: `IntDiv`,
-///   `IntMod`, `FloatDiv`, `FloatSqrt`;
-/// * the runtime's C code, which runs at its own pace: `CamlModify`, `PolyCompare`,
-///   `PolyCompareStep`, `ArrayMake`, `ArrayMakeWord`, the string externals `BytesCreate`,
-///   `BytesCopy`, `BytesCopyWord` (`memmove` and `memset` move many bytes per instruction),
-///   and the array copies `ArrayCopy`, `ArrayInitWord`, `ArrayBarrierWord`;
-/// * control transfer — calls, returns, and the branches of a match — which the processor
-///   handles apart from the arithmetic around it: `FunApp`, `TailApp`, `SelfTailApp` (the
-///   jump back of a loop, which was part of `TailApp` before it was split off), `PatternMatch`;
-/// * `Base`, the driver's fixed cost of one run.
-///
-/// Pricing the comparisons and the boolean operators apart as well (they are branches too)
-/// gave back most of the gain on the controls (27.8% against 25.1%, one run): their templates'
-/// contexts came back with their constants.
-pub const PRICED_APART: [&str; 20] = [
-    "IntDiv",
-    "IntMod",
-    "FloatDiv",
-    "FloatSqrt",
+/// Constructs that run the runtime's C code, at its own pace (`memmove` and `memset` move many
+/// bytes an instruction; `caml_modify` and `caml_compare` branch on the values): the
+/// structured model prices them apart, and `mlcost explain` finds their instructions in the
+/// runtime's functions rather than in the OCaml function that the interpreter counts them in.
+/// The write barrier, polymorphic comparison, `caml_make_vect`, the string externals, and the
+/// array copies and fills (`caml_array_gather`, `caml_initialize`, `caml_array_fill`).
+pub const RUNTIME_CODE: [&str; 11] = [
     "CamlModify",
     "PolyCompare",
     "PolyCompareStep",
@@ -79,6 +65,25 @@ pub const PRICED_APART: [&str; 20] = [
     "ArrayCopy",
     "ArrayBarrierWord",
     "ArrayInitWord",
+];
+
+/// Constructs whose time is not their instructions' share, each fitted a constant of its own,
+/// beside those of [`NO_INSTRUCTIONS`] and [`RUNTIME_CODE`]:
+/// * long latencies, which cost cycles their instruction count does not show: `IntDiv`,
+///   `IntMod`, `FloatDiv`, `FloatSqrt`;
+/// * control transfer — calls, returns, and the branches of a match — which the processor
+///   handles apart from the arithmetic around it: `FunApp`, `TailApp`, `SelfTailApp` (the
+///   jump back of a loop, which was part of `TailApp` before it was split off), `PatternMatch`;
+/// * `Base`, the driver's fixed cost of one run.
+///
+/// Pricing the comparisons and the boolean operators apart as well (they are branches too)
+/// gave back most of the gain on the controls (27.8% against 25.1%, one run): their templates'
+/// contexts came back with their constants.
+pub const PRICED_APART: [&str; 9] = [
+    "IntDiv",
+    "IntMod",
+    "FloatDiv",
+    "FloatSqrt",
     "FunApp",
     "TailApp",
     "SelfTailApp",
@@ -114,23 +119,26 @@ pub fn misfit(
     nnls: &MethodFit,
 ) -> Vec<String> {
     let constant = |construct: &str| nnls.time_ns.get(construct).map_or(0.0, |e| e.estimate);
-    let alpha = constant(INSTRUCTIONS);
     // Per program: its mean relative error, and each ordinary construct's mean share.
     let mut programs: BTreeMap<&str, (f64, BTreeMap<&str, f64>, usize)> = BTreeMap::new();
-    for point in observations.iter().filter(|p| p.ns_per_run > 0.0) {
-        let mut predicted = 0.0;
-        let mut ordinary: BTreeMap<&str, f64> = BTreeMap::new();
-        for (construct, &count) in &point.counts {
-            match per_occurrence.get(construct) {
-                Some(&i) if !priced_apart(construct) => {
-                    predicted += alpha * count * i;
-                    if construct != SHADOWED {
-                        ordinary.insert(construct, count * i);
-                    }
-                }
-                _ => predicted += constant(construct) * count,
-            }
+    let derived = self::observations(observations, per_occurrence);
+    for (point, structured) in observations.iter().zip(&derived) {
+        if point.ns_per_run <= 0.0 {
+            continue;
         }
+        let predicted: f64 = structured
+            .counts
+            .iter()
+            .map(|(construct, count)| count * constant(construct))
+            .sum();
+        let ordinary: BTreeMap<&str, f64> = point
+            .counts
+            .iter()
+            .filter(|(construct, _)| *construct != SHADOWED && !priced_apart(construct))
+            .filter_map(|(construct, count)| {
+                Some((construct.as_str(), count * per_occurrence.get(construct)?))
+            })
+            .collect();
         let total: f64 = ordinary.values().sum();
         let entry = programs.entry(&point.program).or_default();
         entry.0 += predicted / point.ns_per_run - 1.0;
@@ -159,7 +167,9 @@ pub fn misfit(
 
 /// Whether the structured model fits `construct` a constant of its own (before [`misfit`]).
 pub fn priced_apart(construct: &str) -> bool {
-    PRICED_APART.contains(&construct) || NO_INSTRUCTIONS.contains(&construct)
+    [&PRICED_APART[..], &NO_INSTRUCTIONS, &RUNTIME_CODE]
+        .iter()
+        .any(|set| set.contains(&construct))
 }
 
 /// The observations of the structured fit: each point's counts of the constructs priced

@@ -293,17 +293,16 @@ pub fn count_functions(
     let _ = session.ask(Request::Quit);
     let _ = session.child.wait();
     let (low, high) = (session.profile(low)?, session.profile(high)?);
-    let mut per_run: BTreeMap<String, f64> = BTreeMap::new();
-    for (name, &cost) in &high.functions {
-        let before = low.functions.get(name).copied().unwrap_or(0);
-        per_run.insert(name.clone(), (cost as f64 - before as f64) / runs as f64);
-    }
-    for (name, &cost) in &low.functions {
-        per_run
-            .entry(name.clone())
-            .or_insert(-(cost as f64) / runs as f64);
-    }
-    per_run.retain(|_, n| n.abs() >= 0.5 / runs as f64);
+    let own = |profile: &Profile, name: &str| profile.functions.get(name).copied().unwrap_or(0);
+    let names: BTreeSet<&String> = high.functions.keys().chain(low.functions.keys()).collect();
+    let per_run: BTreeMap<String, f64> = names
+        .into_iter()
+        .map(|name| {
+            let difference = own(&high, name) as f64 - own(&low, name) as f64;
+            (name.clone(), difference / runs as f64)
+        })
+        .filter(|(_, n)| n.abs() >= 0.5 / runs as f64)
+        .collect();
     Ok(per_run)
 }
 

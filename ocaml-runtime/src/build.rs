@@ -234,11 +234,24 @@ pub fn build_layout(
             compiler: &setup.compiler,
             flags: &setup.flags,
             layout,
-            dir: &base.join(format!("layout-{layout}")),
+            dir: &layout_dir(base, layout),
         },
         runtime,
     )
 }
+
+/// Where [`build_layout`] builds layout `layout` of a program under `base`.
+fn layout_dir(base: &Path, layout: u32) -> PathBuf {
+    base.join(format!("layout-{layout}"))
+}
+
+/// The binary [`build_layout`] makes for layout `layout` of a program under `base`.
+pub fn layout_binary(base: &Path, layout: u32) -> PathBuf {
+    layout_dir(base, layout).join(BINARY)
+}
+
+/// The file name of every built benchmark binary.
+const BINARY: &str = "bench.exe";
 
 pub fn build(spec: &BuildSpec, runtime: &RuntimeObjects) -> Result<BuiltBinary, BuildError> {
     let program = spec.program;
@@ -271,7 +284,7 @@ pub fn build(spec: &BuildSpec, runtime: &RuntimeObjects) -> Result<BuiltBinary, 
         "mlcost_main.ml",
         "let () = Mlcost_driver.main ~input:Bench_program.input ~run:Bench_program.run\n",
     )?;
-    let binary = dir.join("bench.exe");
+    let binary = dir.join(BINARY);
     let rt = runtime.dir();
     let mut cmd = spec.compiler.command();
     cmd.current_dir(dir)

@@ -31,7 +31,8 @@ pub mod process;
 pub mod protocol;
 
 pub use build::{
-    build, build_layout, BuildError, BuildSpec, BuiltBinary, RuntimeObjects, CANARY_ML,
+    build, build_layout, layout_binary, BuildError, BuildSpec, BuiltBinary, RuntimeObjects,
+    CANARY_ML,
 };
 pub use compiler::{Compiler, CompilerError, CompilerSetup};
 pub use native::{digests_of_binary, native_digests};

@@ -9,7 +9,7 @@
 //! Both sides are keyed by the function's name as native code spells it, stamps dropped
 //! ([`function_of_symbol`]). What runs in the runtime — its C functions and the generated
 //! `caml_applyN`/`caml_curryN` — is one row, [`RUNTIME`], on both sides: the interpreter
-//! counts those constructs ([`IN_RUNTIME`]) at their call site. A function that ocamlopt
+//! counts those constructs ([`in_runtime`]) at their call site. A function that ocamlopt
 //! inlined has a prediction and no measurement, and its caller the reverse.
 
 use crate::recorded::{recorded_compilers, require_run_dir};
@@ -25,21 +25,11 @@ use training_gen::Manifest;
 /// The row of everything that runs outside the program's and the Stdlib's OCaml code.
 pub const RUNTIME: &str = "(runtime)";
 
-/// Constructs whose instructions run in the runtime (C code, or the generated `caml_applyN`)
-/// rather than in the function that the interpreter counts them in.
-pub const IN_RUNTIME: &[&str] = &[
-    "ApplyN",
-    "PolyCompare",
-    "PolyCompareStep",
-    "CamlModify",
-    "ArrayMake",
-    "ArrayMakeWord",
-    "BytesCreate",
-    "BytesCopy",
-    "BytesCopyWord",
-    "ArrayCopy",
-    "ArrayInitWord",
-];
+/// Whether `construct`'s instructions run in the runtime (its C code, or the generated
+/// `caml_applyN`) rather than in the function the interpreter counts it in.
+pub fn in_runtime(construct: &str) -> bool {
+    construct == "ApplyN" || fit::structured::RUNTIME_CODE.contains(&construct)
+}
 
 /// One function: measured and predicted instructions per run, and what the prediction is
 /// made of (instructions per run by construct, largest first).
@@ -92,7 +82,9 @@ pub fn function_of_symbol(symbol: &str) -> String {
         return match rest.split_once("__") {
             Some((module, name)) => {
                 let mut module = module.to_string();
-                module[..1].make_ascii_uppercase();
+                if let Some(initial) = module.get_mut(..1) {
+                    initial.make_ascii_uppercase();
+                }
                 format!("{module}.{}", unstamped(name))
             }
             None => unstamped(rest).to_string(),
@@ -136,7 +128,7 @@ pub fn explain_point(
             if per == 0.0 {
                 continue;
             }
-            let at = if IN_RUNTIME.contains(&construct.as_str()) {
+            let at = if in_runtime(construct) {
                 RUNTIME
             } else {
                 f.function.as_str()
@@ -194,11 +186,7 @@ fn point_files(run_dir: &Path, program: &str, compiler: &str) -> Result<PointFil
     };
     let source = corpus.join(format!("{program}.ml"));
     let work = dir.controls_work_dir(None, compiler);
-    let binary = work
-        .join("build")
-        .join(program)
-        .join("layout-0")
-        .join("bench.exe");
+    let binary = validation::control_binary(work.as_ref(), program, 0);
     if !source.is_file() || !binary.is_file() {
         bail!(
             "{program}: neither a training program of {} nor one of its controls",

@@ -75,13 +75,7 @@ pub fn control_tasks(work: &RunDir, compiler: &str, layouts: u32) -> Result<Vec<
     let mut tasks = Vec::new();
     for (program, sizes) in sizes {
         for layout in 0..layouts {
-            // Where `validation` builds a control: `ocaml_runtime::build_layout` under
-            // `build/<program>`.
-            let binary = work
-                .join("build")
-                .join(&program)
-                .join(format!("layout-{layout}"))
-                .join("bench.exe");
+            let binary = validation::control_binary(work.as_ref(), &program, layout);
             if binary.is_file() {
                 tasks.push(MeasureTask {
                     program: program.clone(),

@@ -183,11 +183,7 @@ fn locate(
         .collect();
     let one = |p: &InstructionPoint| -> Option<LocatedMiss> {
         let source = controls.join(format!("{}.ml", p.program));
-        let binary = work
-            .join("build")
-            .join(&p.program)
-            .join("layout-0")
-            .join("bench.exe");
+        let binary = validation::control_binary(work.as_ref(), &p.program, 0);
         match crate::explain::explain_files(&valgrind, &source, &binary, p.size, &constants) {
             Ok(rows) => Some(LocatedMiss {
                 program: p.program.clone(),

@@ -19,15 +19,10 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
     let compilers = args.measure.compilers()?;
     // Rebuilding a suite's run (to recount it, say) keeps the layouts it was measured in:
     // fewer would leave its programs short of builds and out of every later stage.
-    let recorded = rundir::RunDir::new(&args.suite)
-        .run_file()
-        .is_file()
-        .then(|| {
-            pipeline::require_run_dir(&args.suite)
-                .ok()
-                .map(|run| run.layouts)
-        })
-        .flatten();
+    // (A suite from `mlcost gen` has no run.json.)
+    let recorded = pipeline::require_run_dir(&args.suite)
+        .ok()
+        .map(|run| run.layouts);
     let layouts = args.measure.layouts_or(recorded.unwrap_or(4));
     let outcome = pipeline::build_stage(
         &args.suite,

@@ -16,7 +16,7 @@ pub mod score;
 
 pub use control::{extract_builtin, spread_sizes, ControlProgram, Skipped};
 pub use run::{
-    prepare_controls, save, score_controls, skipped_reason, validate, PreparedControls,
-    ReadyControl, ValidateOptions, Validation, ValidationError, VALIDATION_FILE,
+    control_binary, prepare_controls, save, score_controls, skipped_reason, validate,
+    PreparedControls, ReadyControl, ValidateOptions, Validation, ValidationError, VALIDATION_FILE,
 };
 pub use score::{MeasuredPoint, MethodSummary, PairResult, PointResult, Summary};

@@ -77,12 +77,22 @@ fn count(program: &ControlProgram) -> Result<Counts, String> {
     )
 }
 
+/// Where validation builds the layouts of control `program` under its work directory.
+fn control_build_dir(work_dir: &Path, program: &str) -> PathBuf {
+    work_dir.join("build").join(program)
+}
+
+/// The binary of layout `layout` of control `program`, as validation builds it in `work_dir`.
+pub fn control_binary(work_dir: &Path, program: &str, layout: u32) -> PathBuf {
+    ocaml_runtime::layout_binary(&control_build_dir(work_dir, program), layout)
+}
+
 fn build_layouts(
     program: &ControlProgram,
     options: &ValidateOptions,
     runtime: &RuntimeObjects,
 ) -> Result<Vec<BuiltBinary>, String> {
-    let base = options.work_dir.join("build").join(&program.name);
+    let base = control_build_dir(options.work_dir, &program.name);
     (0..options.layouts)
         .map(|layout| {
             build_layout(&program.path, options.compiler, runtime, &base, layout)
