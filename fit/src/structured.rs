@@ -53,10 +53,11 @@ pub const NO_INSTRUCTIONS: [&str; 8] = [
 /// runtime's functions rather than in the OCaml function that the interpreter counts them in.
 /// The write barrier, polymorphic comparison, `caml_make_vect`, the string externals, and the
 /// array copies and fills (`caml_array_gather`, `caml_initialize`, `caml_array_fill`).
-pub const RUNTIME_CODE: [&str; 11] = [
+pub const RUNTIME_CODE: [&str; 12] = [
     "CamlModify",
     "PolyCompare",
     "PolyCompareStep",
+    "PolyCompareBlock",
     "ArrayMake",
     "ArrayMakeWord",
     "BytesCreate",
@@ -96,6 +97,22 @@ pub const PRICED_APART: [&str; 9] = [
 /// their own. The structured model prices each at minus one instruction — `−α` — so that a
 /// short iteration around a call costs its call, not its call plus its instructions.
 pub const SHADOWED: &str = "CallShadow";
+
+/// Constructs whose instructions are known exactly rather than fitted: `AllocMerged`, a block
+/// allocated together with the one before it, runs the three instructions of an allocation's
+/// limit test fewer than its own construct counts (`sub`, `cmp`, `jb`; see
+/// semantics/src/comballoc.rs). The instruction model takes them off the measured count before
+/// fitting and reports them at their value; the structured model prices them at that many
+/// instructions, `−3α`.
+pub const FIXED_INSTRUCTIONS: [(&str, f64); 1] = [("AllocMerged", -3.0)];
+
+/// The fixed instructions of `construct`, if they are ([`FIXED_INSTRUCTIONS`]).
+pub fn fixed_instructions(construct: &str) -> Option<f64> {
+    FIXED_INSTRUCTIONS
+        .iter()
+        .find(|(name, _)| *name == construct)
+        .map(|&(_, instructions)| instructions)
+}
 
 /// How far the programs in which an ordinary construct weighs may be missed, on average and
 /// weighted by its share of their instructions, before it is priced apart ([`misfit`]).
@@ -220,7 +237,7 @@ pub fn expand(structured: &MethodFit, instructions: &BTreeMap<String, f64>) -> M
     if let Some(alpha) = structured.time_ns.get(INSTRUCTIONS) {
         for (construct, &per_occurrence) in instructions {
             if !time_ns.contains_key(construct) && !priced_apart(construct) {
-                // A negative share (SHADOWED) turns α's interval around.
+                // A negative share (SHADOWED, AllocMerged) turns α's interval around.
                 let (low, high) = if per_occurrence >= 0.0 {
                     (alpha.ci_low, alpha.ci_high)
                 } else {
@@ -266,7 +283,13 @@ pub fn structure(
     let mut per_occurrence: BTreeMap<String, f64> = instruction_fit
         .time_ns
         .iter()
-        .map(|(construct, estimate)| (construct.clone(), estimate.estimate.max(0.0)))
+        .map(|(construct, estimate)| {
+            let fixed = fixed_instructions(construct);
+            (
+                construct.clone(),
+                fixed.unwrap_or(estimate.estimate.max(0.0)),
+            )
+        })
         .collect();
     if observations
         .iter()

@@ -181,6 +181,17 @@ pub fn fit_instructions(
                 !fit::structured::NO_INSTRUCTIONS.contains(&c.as_str())
                     && c != fit::structured::SHADOWED
             });
+            // What is known exactly is taken off the count, not fitted.
+            for (construct, instructions) in fit::structured::FIXED_INSTRUCTIONS {
+                if let Some(count) = o.counts.remove(construct) {
+                    let known = count * instructions;
+                    o.ns_per_run -= known;
+                    o.ns_ci = (o.ns_per_run, o.ns_per_run);
+                    for layout in &mut o.ns_per_run_layouts {
+                        *layout -= known;
+                    }
+                }
+            }
             Some(o)
         })
         .collect();
@@ -188,7 +199,21 @@ pub fn fit_instructions(
         return Ok(None);
     }
     let what = format!("{compiler}'s instructions");
-    let model = crate::fit_stage::fit_without_failed_methods(&obs, context, options, &what)?;
+    let mut model = crate::fit_stage::fit_without_failed_methods(&obs, context, options, &what)?;
+    // Known whether or not a training program counts them: the controls may.
+    for fit in model.methods.values_mut() {
+        for (construct, instructions) in fit::structured::FIXED_INSTRUCTIONS {
+            fit.time_ns.insert(
+                construct.to_string(),
+                fit::ConstantEstimate {
+                    estimate: instructions,
+                    ci_low: instructions,
+                    ci_high: instructions,
+                    std_error: Some(0.0),
+                },
+            );
+        }
+    }
     Ok(Some(model.methods))
 }
 

@@ -236,6 +236,7 @@ impl<'a> Walker<'a> {
                 self.lat(&mut pair.1)
             }
             Code::Release(release) => self.lat(&mut release.1),
+            Code::Combined(_, inner) => self.lat(inner),
             Code::App(app) => self.app(app),
             Code::Op1(op, operand) => {
                 let l = self.lat(operand);

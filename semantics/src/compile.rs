@@ -87,6 +87,9 @@ pub(crate) struct Compiler<'a> {
     pub ctxs: Vec<FunCtx>,
     pub tables: Vec<CaptureTable>,
     pub(crate) prim_funs: HashMap<(String, Option<CmpClass>), FunId>,
+    /// Functions ocamlopt compiles as tupled (see [`Compiler::tupled_arity`]): a known call
+    /// of one with a tuple written out passes the components.
+    pub(crate) tupled: std::collections::HashSet<FunId>,
     next_binding: u32,
     /// Bindings of references compiled as mutable variables (see
     /// [`crate::compile_imperative`]).
@@ -117,6 +120,7 @@ impl<'a> Compiler<'a> {
             }],
             tables: vec![CaptureTable::default()],
             prim_funs: HashMap::new(),
+            tupled: std::collections::HashSet::new(),
             next_binding: 0,
             mut_vars: Default::default(),
             module: None,
@@ -443,6 +447,30 @@ impl<'a> Compiler<'a> {
         }
     }
 
+    /// The components of a function whose one parameter is a tuple pattern (`let f (a, b) =
+    /// …`): ocamlopt compiles it as a *tupled* function of that many parameters
+    /// (translcore.ml's `Tupled` kind), which a known call with the tuple written out
+    /// (`f (x, y + 1)`) passes in registers — no tuple is built, none is read. Called any
+    /// other way (a tuple value, through a function value), its closure's entry
+    /// (`caml_tuplifyN`) loads the fields and jumps to the code. `function` with several
+    /// tuple cases is tupled by ocamlopt too; here it stays a function of one tuple.
+    pub(crate) fn tupled_arity(e: &Expr) -> Option<u32> {
+        match Self::function_parts(e)? {
+            ([param], FunBody::Expr(_)) => match &Self::unannotated(param).kind {
+                PatKind::Tuple(items) if items.len() >= 2 => Some(items.len() as u32),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn unannotated(p: &Pattern) -> &Pattern {
+        match &p.kind {
+            PatKind::Annot(inner, _) => Self::unannotated(inner),
+            _ => p,
+        }
+    }
+
     pub(crate) fn function_arity(e: &Expr) -> Option<u32> {
         Self::function_parts(e)
             .map(|(params, body)| params.len() as u32 + u32::from(matches!(body, FunBody::Arms(_))))
@@ -490,6 +518,19 @@ impl<'a> Compiler<'a> {
         table: usize,
     ) -> CResult<()> {
         let extra = u32::from(matches!(body, FunBody::Arms(_)));
+        // A tupled function's parameters are its tuple's components.
+        let components = match (params, body) {
+            ([param], FunBody::Expr(_)) => match &Self::unannotated(param).kind {
+                PatKind::Tuple(items) if items.len() >= 2 => Some(items.as_slice()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let tupled = components.is_some();
+        let params = components.unwrap_or(params);
+        if tupled {
+            self.tupled.insert(fid);
+        }
         let arity = params.len() as u32 + extra;
         self.ctxs.push(FunCtx {
             next_slot: arity,
@@ -536,6 +577,7 @@ impl<'a> Compiler<'a> {
             framed: false,
             loop_polls: false,
             is_loop: false,
+            tupled,
         });
         Ok(())
     }

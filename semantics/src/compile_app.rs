@@ -159,6 +159,7 @@ impl Compiler<'_> {
             framed: false,
             loop_polls: false,
             is_loop: false,
+            tupled: false,
         });
         self.prim_funs.insert((key, class), fid);
         Ok(fid)
@@ -201,7 +202,30 @@ impl Compiler<'_> {
             }
             let _ = name;
         }
-        let known = entry.as_ref().is_some_and(|en| en.arity.is_some());
+        let mut known = entry.as_ref().is_some_and(|en| en.arity.is_some());
+        let tupled = match entry.as_ref().map(|en| &en.bound) {
+            Some(Bound::ClosedFun(fid) | Bound::Sibling { fid, .. }) => {
+                self.tupled.contains(fid).then_some(*fid)
+            }
+            _ => None,
+        };
+        // A tupled function (see `Compiler::tupled_arity`) called with its tuple written out
+        // takes the components; with any other argument, the call goes through its closure's
+        // tuplifying entry, as a call of an unknown function does.
+        let components = match (tupled, args) {
+            (Some(_), [arg]) => match &arg.kind {
+                ExprKind::Tuple(items) => Some(items.as_slice()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let args = match components {
+            Some(items) => items,
+            None => {
+                known &= tupled.is_none();
+                args
+            }
+        };
         let func = self.code(func)?;
         let args = args
             .iter()

@@ -411,6 +411,12 @@ impl Compiler<'_> {
         }
         self.tables.push(CaptureTable::default());
         let table = self.tables.len() - 1;
+        // A sibling's body may call a tupled member compiled after it.
+        for (b, &fid) in bindings.iter().zip(&fids) {
+            if Compiler::tupled_arity(&b.expr).is_some() {
+                self.tupled.insert(fid);
+            }
+        }
         for ((b, name), &fid) in bindings.iter().zip(&names).zip(&fids) {
             let (params, body) = Compiler::function_parts(&b.expr).expect("checked above");
             self.function(fid, name, params, body, b.expr.pos, table)?;

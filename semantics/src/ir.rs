@@ -250,6 +250,9 @@ pub(crate) enum Code {
     For(Box<ForLoop>),
     /// `while cond do body done`, and the chain an iteration carries (see [`crate::chain`]).
     While(Box<(Code, Code, u32)>),
+    /// An allocating node, `n` of whose blocks ocamlopt allocates together with blocks before
+    /// them: `AllocMerged` × n (see [`crate::comballoc`]).
+    Combined(u32, Box<Code>),
 }
 
 /// How a store into a mutable field or an array element is compiled.
@@ -422,6 +425,7 @@ impl Code {
             Code::Assign(_, value) => all(&mut std::iter::once(&**value), false),
             Code::For(f) => all(&mut [&f.from, &f.until, &f.body].into_iter(), false),
             Code::While(w) => all(&mut [&w.0, &w.1].into_iter(), false),
+            Code::Combined(_, inner) => all(&mut std::iter::once(&**inner), false),
         }
     }
 }
@@ -577,6 +581,9 @@ pub(crate) struct FunCode {
     pub loop_polls: bool,
     /// It calls itself: entering it starts an iteration of its loop (set by [`crate::chain`]).
     pub is_loop: bool,
+    /// Its one parameter is a tuple pattern, which ocamlopt flattens into `arity` parameters
+    /// (see [`crate::compile::Compiler::tupled_arity`]).
+    pub tupled: bool,
 }
 
 #[derive(Debug)]

@@ -74,6 +74,9 @@
 //!   values (one step); `=`, `<`, … walk them, as the runtime's `total` flag does. A string
 //!   pair is one step whatever its length (ocamlopt calls `caml_string_equal` /
 //!   `caml_string_compare` on two strings: one C call whose word loop is not separated).
+//!   `PolyCompareBlock` counts the pairs of two blocks among the steps, whose headers the walk
+//!   reads: a pair with an immediate in it leaves by the loop's first tests, so comparing ints
+//!   (`List.mem`, `List.assoc` on int keys) costs a fraction of comparing structures.
 //! - **Arithmetic by a constant is what ocamlopt selects.** `*` with an integer constant on
 //!   either side (a literal, or a `let`-bound constant, which ocamlopt propagates) is
 //!   `IntMultConst`; `/` and `mod` by a constant divisor are `IntDivPow2`/`IntModPow2` for
@@ -114,6 +117,10 @@
 //!   closed functions are not captured, and a function without captured variables is static
 //!   data in `ocamlopt`'s output (measured: 0 words allocated), so creating it counts nothing.
 //!   The binding constructs `LetLambda` and `LetRec` are counted per binding regardless.
+//! - **Blocks allocated together** count `AllocMerged`: ocamlopt's Comballoc pass makes one
+//!   allocation of the blocks of a basic block that no call or branch separates (`(x :: rx,
+//!   y :: ry)`: one limit test for three blocks), and each block that joins the one before it
+//!   runs three instructions fewer than its own construct holds (`comballoc.rs`).
 //! - **Constants are free.** Literals, and tuples, lists and constructors built only from
 //!   constants (also through `let`-bound constants) are static data: `[1; 2; 3]` counts no
 //!   `Cons`, `[x; 1; 2]` one.
@@ -123,6 +130,11 @@
 //!   a `when` guard's own operations are counted when
 //!   it runs; an or-pattern is one arm. `TupleMatch` counts each field read from a tuple. In
 //!   `match (a, b) with …` and `let (x, y) = (a, b)` no tuple is built (as in native code).
+//!   A function whose one parameter is a tuple pattern (`let rec gcd (a, b) = …`) is
+//!   *tupled*, as ocamlopt compiles it: a known call with the tuple written out (`gcd (b, a
+//!   mod b)`) passes the components, building and reading nothing; called with a tuple value
+//!   or through a function value, its entry reads the fields (`TupleMatch` each) and jumps
+//!   (`TailApp`).
 //! - **`fst` / `snd`** read one field: one `TupleMatch`. **`not`**: `BoolNot`.
 //!   **Constructors** with arguments allocate: `VariantHead` + `VariantElem` × arity
 //!   (`::` is `Cons`); constant constructors and `[]` are immediates, free. **List literals**
@@ -217,6 +229,7 @@ pub mod cache;
 
 mod catalogue;
 mod chain;
+mod comballoc;
 mod compile;
 mod compile_app;
 mod compile_imperative;

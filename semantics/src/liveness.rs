@@ -280,6 +280,7 @@ impl Pass {
                 self.walk(operand, live)
             }
             Code::Release(release) => self.walk(&mut release.1, live),
+            Code::Combined(_, inner) => self.walk(inner, live),
             Code::Op2(node) => {
                 let Op2Node { lhs, rhs, .. } = &mut **node;
                 self.operands(vec![lhs, rhs], live, Order::RightToLeft);

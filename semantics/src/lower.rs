@@ -49,6 +49,8 @@ pub(crate) struct ExecFun {
     pub loop_polls: bool,
     /// It calls itself: entering it starts an iteration of its loop.
     pub is_loop: bool,
+    /// It takes a tuple's components (see [`crate::ir::FunCode::tupled`]).
+    pub tupled: bool,
 }
 
 /// A `let rec` group: the slot and function of each member, and the captured values the
@@ -141,6 +143,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
             framed: f.framed,
             loop_polls: f.loop_polls,
             is_loop: f.is_loop,
+            tupled: f.tupled,
         })
         .collect();
     let items = c
@@ -270,6 +273,14 @@ impl Lower {
                         drop(m.take_local(slot));
                     }
                     body(m)
+                })
+            }
+            Code::Combined(joins, inner) => {
+                let inner = self.code(*inner, tail);
+                ev(move |m| {
+                    let v = inner(m)?;
+                    m.count_n(Counter::AllocMerged, joins as usize);
+                    Ok(v)
                 })
             }
             Code::BoxFloat(inner) => {

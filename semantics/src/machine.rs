@@ -291,8 +291,39 @@ impl<'p> Machine<'p> {
                 }
                 result
             }
+            // `let run (a, b) = …`: the driver's call goes through the tuplifying entry, whose
+            // loads are the parameter's (its jump is the driver's, in Base).
+            Value::Fun(f) if self.prog.funs[f.fun as usize].tupled && n == 1 => {
+                let arity = self.prog.funs[f.fun as usize].arity as usize;
+                self.untuple(argbase, arity);
+                self.returns.call_from_driver();
+                let result = self.invoke(Some(f.env.clone()), f.fun, argbase);
+                if result.is_ok() {
+                    self.returns.ret();
+                }
+                result
+            }
             other => self.apply(other, argbase, n, false, false),
         }
+    }
+
+    /// Replaces the tuple at `stack[argbase]` by its `arity` fields, read as a tupled
+    /// function's entry reads them (`TupleMatch` each).
+    fn untuple(&mut self, argbase: usize, arity: usize) {
+        let fields: Vec<Value> = match &self.stack[argbase] {
+            Value::Block(tuple) => {
+                tuple.touch();
+                tuple.fields.to_vec()
+            }
+            other => unreachable!(
+                "the type checker only passes tuples to tupled functions, not {other:?}"
+            ),
+        };
+        debug_assert_eq!(fields.len(), arity);
+        self.count_n(Counter::TupleMatch, arity);
+        let tuple = std::mem::replace(&mut self.stack[argbase], UNIT);
+        tuple.release();
+        self.stack.splice(argbase..=argbase, fields);
     }
 
     pub(crate) fn callee_value(&self, callee: Callee) -> Value {
@@ -344,10 +375,20 @@ impl<'p> Machine<'p> {
             Value::Fun(f) => {
                 let (env, fid) = (f.env.clone(), f.fun);
                 let arity = self.prog.funs[fid as usize].arity as usize;
+                // One argument through a tupled entry is no `caml_applyN`, whatever the arity.
+                let checked_arity = !known && n >= 2;
+                let n = if self.prog.funs[fid as usize].tupled && n >= 1 {
+                    // The closure's entry (`caml_tuplifyN`): the fields loaded, then a jump.
+                    self.untuple(argbase, arity);
+                    self.count(Counter::TailApp);
+                    n - 1 + arity
+                } else {
+                    n
+                };
                 match n.cmp(&arity) {
                     std::cmp::Ordering::Equal => {
                         self.count(app);
-                        if !known && n >= 2 {
+                        if checked_arity {
                             self.count(Counter::ApplyN);
                         }
                         if tail {

@@ -284,11 +284,13 @@ impl Machine<'_> {
     }
 
     /// A structural comparison through the runtime: `PolyCompare` is counted by the caller,
-    /// `PolyCompareStep` here, once per pair of values the runtime's walk examines.
+    /// `PolyCompareStep` here, once per pair of values the runtime's walk examines, and
+    /// `PolyCompareBlock` once per pair of blocks among them.
     fn poly(&mut self, a: &Value, b: &Value, total: bool, pos: Pos) -> R<Cmp> {
-        let mut steps = 0;
+        let mut steps = CompareSteps::default();
         let result = compare_values(a, b, total, &mut steps);
-        self.count_n(Counter::PolyCompareStep, steps as usize);
+        self.count_n(Counter::PolyCompareStep, steps.pairs as usize);
+        self.count_n(Counter::PolyCompareBlock, steps.blocks as usize);
         result.map_err(|FunctionalValue| {
             let msg = StrBlock::constant("compare: functional value");
             self.raise(EXN_INVALID_ARGUMENT, vec![msg], pos)

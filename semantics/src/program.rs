@@ -382,6 +382,7 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
     crate::liveness::release_dead_slots(&mut compiled);
     crate::poll::mark_loop_polls(&mut compiled);
     crate::chain::mark_chains(&mut compiled);
+    crate::comballoc::mark_combined_allocations(&mut compiled);
     let shape = if benchmark {
         Some(check_shape(file, &mut typing, &compiled)?)
     } else {

@@ -410,23 +410,37 @@ fn shape(v: &Value) -> Option<(u32, usize)> {
     }
 }
 
+/// Pairs of values the runtime's comparison examined.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CompareSteps {
+    /// Every pair — one iteration of `do_compare_val`'s loop, the root pair included
+    /// (`PolyCompareStep`).
+    pub pairs: u64,
+    /// Pairs of two blocks, whose tags and sizes the loop reads before it goes on to their
+    /// fields or compares their contents (`PolyCompareBlock`); a pair with an immediate in it,
+    /// or one `compare` skips as physically equal, leaves by the loop's first tests.
+    pub blocks: u64,
+}
+
 /// The runtime's `compare_val` (runtime/compare.c): structural, left to right, iterative
-/// (lists of millions of elements compare without recursion). `steps` grows by one per pair
-/// of values examined — one iteration of `do_compare_val`'s loop, the root pair included —
-/// which is what the interpreter counts as `PolyCompareStep`. As in the runtime, `compare`
+/// (lists of millions of elements compare without recursion). `steps` counts the pairs of
+/// values examined, and the pairs of blocks among them. As in the runtime, `compare`
 /// (`total`) skips physically equal values whole, while `=`, `<`, … walk them (only a string
 /// is skipped by both).
 pub(crate) fn compare_values(
     a: &Value,
     b: &Value,
     total: bool,
-    steps: &mut u64,
+    steps: &mut CompareSteps,
 ) -> Result<Cmp, FunctionalValue> {
     let mut work = vec![(a.clone(), b.clone())];
     while let Some((a, b)) = work.pop() {
-        *steps += 1;
+        steps.pairs += 1;
         if total && physically_equal(&a, &b) {
             continue;
+        }
+        if !matches!(a, Value::Int(_)) && !matches!(b, Value::Int(_)) {
+            steps.blocks += 1;
         }
         let step = match (&a, &b) {
             (Value::Int(x), Value::Int(y)) => ord(x.cmp(y)),
@@ -466,7 +480,8 @@ pub(crate) fn compare_values(
                 // An exception with arguments is a block whose field 0 is the constructor's
                 // identity block: one more pair examined before the arguments.
                 if !x.args.is_empty() {
-                    *steps += 1;
+                    steps.pairs += 1;
+                    steps.blocks += 1;
                 }
                 if x.id != y.id {
                     ord(x.id.cmp(&y.id))

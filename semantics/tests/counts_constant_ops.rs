@@ -136,6 +136,7 @@ fn list_steps_stop_at_the_first_difference() {
         ("TupleMatch", 3),
         ("PolyCompare", 1),
         ("PolyCompareStep", 6),
+        ("PolyCompareBlock", 3), // the three pairs of cells
     ]);
     assert_eq!(compare_counts(LISTS, run), want);
     // Equal lists of n elements: n cells, n heads, and the final [] / [] pair: 2n + 1.
@@ -144,6 +145,7 @@ fn list_steps_stop_at_the_first_difference() {
         ("TupleMatch", 3),
         ("PolyCompare", 1),
         ("PolyCompareStep", 7),
+        ("PolyCompareBlock", 3),
     ]);
     assert_eq!(compare_counts(LISTS, run), want);
 }
@@ -159,6 +161,7 @@ fn compare_skips_a_physically_equal_value_and_equality_walks_it() {
         ("TupleElem", 3),
         ("PolyCompare", 3),
         ("PolyCompareStep", 1 + 7 + 7),
+        ("PolyCompareBlock", 3 + 3), // the skipped pair reads no header
     ]);
     assert_eq!(compare_counts(LISTS, run), want);
 }
@@ -177,6 +180,7 @@ let input n = n";
         ("FunApp", 2),
         ("PolyCompare", 2),
         ("PolyCompareStep", 2),
+        // No pair of blocks: the runtime's fast path.
     ]);
     assert_eq!(compare_counts(decls, run), want);
     // [] against a cell, None against Some: an immediate against a block, one step; Some 3
@@ -191,6 +195,7 @@ let input n = n";
         ("VariantElem", 2),
         ("PolyCompare", 3),
         ("PolyCompareStep", 1 + 1 + 2),
+        ("PolyCompareBlock", 1), // Some x / Some 4; an immediate against a block is none
     ]);
     assert_eq!(compare_counts(decls, run), want);
 }
@@ -208,6 +213,11 @@ fn pairs_nested_pairs_strings_and_floats() {
         ("TupleElem", 2 + 4 + 8),
         ("PolyCompare", 2),
         ("PolyCompareStep", 3 + 5),
+        // The outer pairs; then the pairs, the inner pairs, the strings and the floats.
+        ("PolyCompareBlock", 1 + 4),
+        // Right to left, each call's arguments are one allocation: `=`'s four blocks, then
+        // `compare`'s two (3 + 1 joined); the result tuple, after the last call, begins a third.
+        ("AllocMerged", 3 + 1),
     ]);
     assert_eq!(compare_counts(decls, run), want);
     // A NaN stops `=` (unordered) but not `compare`, which orders NaN equal to itself.
@@ -219,6 +229,10 @@ fn pairs_nested_pairs_strings_and_floats() {
         ("TupleElem", 2 + 8),
         ("PolyCompare", 2),
         ("PolyCompareStep", 2 + 3),
+        // `=`: the pairs, the NaNs; `compare`: the pairs, then it skips each float as
+        // physically equal to itself.
+        ("PolyCompareBlock", 2 + 1),
+        ("AllocMerged", 1 + 1), // each call's two pairs
     ]);
     assert_eq!(compare_counts(decls, run), want);
 }

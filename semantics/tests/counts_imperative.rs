@@ -191,6 +191,9 @@ let run n =
         ("Cons", 3),
         ("IntAdd", 3),
         ("FloatAdd", 3),
+        // r with p, and the copy with the tuple: one allocation each (the loop between them
+        // is a branch, and its cell follows the caml_modify of the iteration before).
+        ("AllocMerged", 2),
     ]);
     assert_eq!(source_level(r.counts), want);
     // r 4, p 3 (flat), the copy 4, the tuple 4, three cons cells 9.
