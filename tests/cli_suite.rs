@@ -184,15 +184,15 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
         .collect();
     assert_eq!(names, ["sum", "sum_tr"].into(), "{control_estimates}");
     assert!(!run.join("controls/4.13.1/samples.jsonl").exists());
-    // Validating the run again scores the same estimates: the same validation, nothing
-    // measured.
+    // Validating the run again (no flag needed) scores the same estimates: the same
+    // validation, nothing measured.
     let visits_before = std::fs::read_to_string(run.join("visits.jsonl")).unwrap();
     std::fs::rename(
         run.join("validation.json"),
         run.join("validation-first.json"),
     )
     .unwrap();
-    let out = mlcost(&["validate", "run1", "--resume"], ws.path());
+    let out = mlcost(&["validate", "run1"], ws.path());
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(read(run.join("validation.json")), validation);
     assert!(!run.join("controls/4.13.1/samples.jsonl").exists());

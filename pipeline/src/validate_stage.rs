@@ -15,6 +15,8 @@ pub struct ValidateRequest<'a> {
     pub main: bool,
     pub only: Vec<String>,
     pub resume: bool,
+    /// Time controls the suite measured with its training programs again, alone.
+    pub remeasure: bool,
     pub max_sizes: Option<usize>,
 }
 
@@ -67,6 +69,9 @@ pub fn validate_run(
             max_sizes: req.max_sizes,
             canary_reference,
         };
+        if req.remeasure {
+            keep_joint_estimates(&work_dir)?;
+        }
         let v = match measured_with_training(&work_dir, req) {
             // The suite timed these controls with its training programs: score them again
             // (after a re-fit, say) on those estimates rather than time them alone.
@@ -87,14 +92,37 @@ pub fn validate_run(
 }
 
 /// The estimates of controls a suite measured in its training rounds ([`crate::joint`]): only
-/// for the suite's own corpus, resumed, with the sizes the suite measured.
+/// for the suite's own corpus, with the sizes the suite measured, and unless asked to time
+/// them again. Re-fitting a run and validating it must not cost it the estimates its
+/// controls were timed in beside the training programs.
 fn measured_with_training(
     work_dir: &RunDir,
     req: &ValidateRequest,
 ) -> Option<Result<Vec<harness::Estimate>>> {
-    let jointly = req.resume
-        && work_dir.estimates_file().is_file()
-        && !work_dir.samples_file().exists()
-        && req.only.is_empty();
-    jointly.then(|| Ok(read_json(&work_dir.estimates_file())?))
+    jointly_measured(work_dir)
+        .then(|| Ok(read_json(&work_dir.estimates_file())?))
+        .filter(|_| !req.remeasure && req.only.is_empty())
 }
+
+/// Whether the controls' estimates in `work_dir` are the suite's joint ones (a validation of
+/// its own leaves its samples beside them).
+fn jointly_measured(work_dir: &RunDir) -> bool {
+    work_dir.estimates_file().is_file() && !work_dir.samples_file().exists()
+}
+
+/// Before the controls are timed again alone, the joint estimates move aside, not away.
+fn keep_joint_estimates(work_dir: &RunDir) -> Result<()> {
+    if jointly_measured(work_dir) {
+        let kept = work_dir.path().join(JOINT_ESTIMATES);
+        std::fs::rename(work_dir.estimates_file(), &kept).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: cannot keep the suite's control estimates: {e}",
+                kept.display()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Where `--remeasure` keeps the estimates the suite took of its controls.
+pub const JOINT_ESTIMATES: &str = "estimates-joint.json";

@@ -64,6 +64,7 @@ const fn instructions(c: Counter) -> u8 {
         PolyCompare => 42,
         BytesCreate => 54,
         PolyCompareStep => 31,
+        BoolTest => 2,
         PolyCompareBlock => 21,
         CamlModify => 66,
         ArrayMake => 94,

@@ -117,6 +117,9 @@
 //!   closed functions are not captured, and a function without captured variables is static
 //!   data in `ocamlopt`'s output (measured: 0 words allocated), so creating it counts nothing.
 //!   The binding constructs `LetLambda` and `LetRec` are counted per binding regardless.
+//! - **A boolean tested** counts `BoolTest`: a condition decided by a value rather than by a
+//!   comparison (`if p x then`, a flag, a polymorphic `=`'s answer) compares it with `true`
+//!   and jumps.
 //! - **Blocks allocated together** count `AllocMerged`: ocamlopt's Comballoc pass makes one
 //!   allocation of the blocks of a basic block that no call or branch separates (`(x :: rx,
 //!   y :: ry)`: one limit test for three blocks), and each block that joins the one before it

@@ -406,9 +406,14 @@ impl Lower {
                     Ok(a(m)? || b(m)?)
                 })
             }
+            // A boolean value: compared with `true`, then a jump.
             other => {
                 let e = self.operand(other);
-                cond_ev(move |m| Ok(e.int(m)? != 0))
+                cond_ev(move |m| {
+                    let v = e.int(m)?;
+                    m.count(Counter::BoolTest);
+                    Ok(v != 0)
+                })
             }
         }
     }

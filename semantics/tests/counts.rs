@@ -293,6 +293,8 @@ let run l = (mem 3 l, mem_int 3 l, [ 1 ] = [ 1 ], (1, 2) < (1, 3), 1.5 < 2.5, \"
         ("PolyCompareStep", 3 + 3 + 3 + 1),
         // The pairs of blocks among them: the two cells, the two tuples, the two strings.
         ("PolyCompareBlock", 1 + 1 + 1),
+        // caml_equal's answer decides mem's `||`: compared with true, then a jump.
+        ("BoolTest", 3),
         ("IntCondEq", 3 + 1),
         // The tuple's `1.5 < 2.5` and `true = false` are flags kept as values; `y = x` decides
         // its `||`.
@@ -451,6 +453,7 @@ let run (a, b) = merge a b";
         ("PatternMatch", 3),
         ("PolyCompare", 2), // merge is polymorphic: `<=` is caml_lessequal, as in ocamlopt
         ("PolyCompareStep", 2), // of two immediates each
+        ("BoolTest", 2),    // caml_lessequal's answer decides the `if`
         ("Cons", 2),
         ("FunApp", 2),
         ("TailApp", 1),

@@ -66,9 +66,10 @@ let run l = len l 0";
 fn an_outer_loop_does_not_count_again_what_its_inner_loop_hid() {
     // The walk above, four times from a `for` loop. Each element's iteration hides its 18;
     // each `for` iteration weighs only what the walk's iterations left: its own ForIter 5,
-    // `incr` 1, the two values spilled around its call 2 × 2, the walk's Frame 2 and the poll
-    // of the walk's last, unfinished, iteration 3 = 15, under its one call's 18. More elements
-    // add nothing to the outer iterations.
+    // `incr` 1, the two values spilled around its call 2 × 2, the walk's Frame 2, the poll
+    // of the walk's last, unfinished, iteration 3 and the `if`'s test of the walk's answer
+    // (BoolTest) 2 = 17, under its one call's 18. More elements add nothing to the outer
+    // iterations.
     let source = "
 let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
 let rec all p l = match l with [] -> true | x :: t -> p x && all p t
@@ -77,6 +78,6 @@ let run l =
   let r = ref 0 in
   for _ = 1 to 4 do if all (fun x -> x > 0) l then incr r done;
   !r";
-    assert_eq!(shadowed(source, 10), 4 * (10 * 18 + 15));
+    assert_eq!(shadowed(source, 10), 4 * (10 * 18 + 17));
     assert_eq!(shadowed(source, 20) - shadowed(source, 10), 4 * 10 * 18);
 }

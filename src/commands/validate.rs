@@ -19,10 +19,15 @@ pub struct ValidateArgs {
     /// Only these control programs (repeatable).
     #[arg(long = "only", value_name = "NAME")]
     pub only: Vec<String>,
-    /// Reuse measurements an interrupted validation left; for a suite's own controls, which
-    /// the suite timed with its training programs, score them again without measuring.
+    /// Reuse measurements an interrupted validation left. (A suite's own controls, which the
+    /// suite timed with its training programs, are scored again without measuring anyway.)
     #[arg(long)]
     pub resume: bool,
+    /// Time a suite's own controls again, alone, at every size they declare, instead of
+    /// scoring the estimates the suite took beside its training programs (those are kept, as
+    /// controls/<compiler>/estimates-joint.json).
+    #[arg(long)]
+    pub remeasure: bool,
 }
 
 pub fn print_validation(name: &str, v: &Validation) {
@@ -52,6 +57,7 @@ pub fn run(args: ValidateArgs) -> Result<ExitCode> {
             main: args.controls.is_none(),
             only: args.only.clone(),
             resume: args.resume,
+            remeasure: args.remeasure,
             max_sizes: None,
         },
         &mut progress,
