@@ -68,21 +68,76 @@ fn jumps_through_a_table(arms: &[Arm]) -> bool {
 
 /// The first arm of `arms` that matches `v` (binding its variables), counting each arm tried
 /// but the last when `last_untested` (native code falls through to it).
+///
+/// Once an arm's constructor has matched and only its guard failed, native code knows the
+/// constructor: ocamlopt's match compiler tests it once and tries the guards of the arms
+/// below it in turn (`| Node (l, k, r) when x < k -> … | Node (l, k, r) when x > k -> …`).
+/// A later arm with that constructor and fields that test nothing, or a wildcard, is reached
+/// without a test, and one with another constructor is never tried.
 fn select(
     m: &mut Machine<'_>,
     arms: &[ArmCode],
     last_untested: bool,
     v: &Value,
 ) -> R<Option<usize>> {
+    let mut known: Option<Head> = None;
     for (i, arm) in arms.iter().enumerate() {
-        if !(last_untested && i + 1 == arms.len()) {
+        let shape = shape(&arm.pat);
+        let decided = match (known, shape) {
+            // The value is a block: no constant can be it, and native code tests none.
+            (Some(_), Shape::Any | Shape::Constant) => true,
+            (Some(k), Shape::Head(h, fields_test)) => h != k || !fields_test,
+            _ => false,
+        };
+        if !decided && !(last_untested && i + 1 == arms.len()) {
             m.count(Counter::PatternMatch);
         }
-        if m.matches(&arm.pat, v) && guard(m, &arm.guard)? {
-            return Ok(Some(i));
+        if m.matches(&arm.pat, v) {
+            if guard(m, &arm.guard)? {
+                return Ok(Some(i));
+            }
+            if let Shape::Head(h, _) = shape {
+                known = Some(h);
+            }
         }
     }
     Ok(None)
+}
+
+/// The constructor a pattern tests at the top of a value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Head {
+    Block(u32),
+    Cons,
+}
+
+/// What a pattern tests: nothing, a constructor (and whether its fields test more), a
+/// constant (a constant constructor, `[]`), or something this rule leaves alone (or-patterns,
+/// tuples, exceptions, floats and strings).
+#[derive(Clone, Copy)]
+enum Shape {
+    Any,
+    Head(Head, bool),
+    Constant,
+    Other,
+}
+
+fn shape(pat: &Pat) -> Shape {
+    fn tests(pat: &Pat) -> bool {
+        match pat {
+            Pat::Any | Pat::Bind(_) => false,
+            Pat::As(inner, _) => tests(inner),
+            _ => true,
+        }
+    }
+    match pat {
+        Pat::Any | Pat::Bind(_) => Shape::Any,
+        Pat::As(inner, _) => shape(inner),
+        Pat::Block(tag, fields) => Shape::Head(Head::Block(*tag), fields.iter().any(tests)),
+        Pat::Cons(pair) => Shape::Head(Head::Cons, tests(&pair.0) || tests(&pair.1)),
+        Pat::Imm(_) => Shape::Constant,
+        _ => Shape::Other,
+    }
 }
 
 impl Lower {

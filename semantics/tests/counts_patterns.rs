@@ -91,3 +91,32 @@ let input n = n
 let run n = f n";
     assert_eq!(tests(source), 2);
 }
+
+#[test]
+fn arms_below_a_failed_guard_share_its_constructor_test() {
+    // ocamlopt tests `N` once: after `N (l, k, r) when x < k` fails its guard, the next `N`
+    // arm is its guard alone, and `N _` (the exhaustive match's last) is reached for free.
+    // `f 1 t`: the `L` arm, the first `N` arm (guard true): 2 tests. `f 9 t`: `L`, `N`
+    // (guard false), then the second `N` arm without a test (guard true): 2. `f 5 t`: the
+    // same, both guards false, then `N _`: 2.
+    let guarded = "type t = L | N of t * int * t
+let f x t = match t with
+  | L -> 0
+  | N (l, k, r) when x < k -> 1
+  | N (l, k, r) when x > k -> 2
+  | N _ -> 3
+let input n = N (L, n, L)
+let run t = f 1 t + f 9 t + f 5 t";
+    assert_eq!(tests(guarded), 2 + 2 + 2);
+    // An arm whose fields test more is tested again; one of another constructor is skipped.
+    let nested = "type t = L | N of t * int * t
+let f x t = match t with
+  | N (l, k, r) when x < k -> 1
+  | L -> 0
+  | N (L, _, _) -> 2
+  | N _ -> 3
+let input n = N (L, n, L)
+let run t = f 9 t";
+    // `N` (guard false), `L` skipped, `N (L, _, _)` tested (its field): 2.
+    assert_eq!(tests(nested), 2);
+}
