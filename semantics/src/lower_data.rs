@@ -89,7 +89,8 @@ fn select(
             (Some(k), Shape::Head(h, fields_test)) => h != k || !fields_test,
             _ => false,
         };
-        if !decided && !(last_untested && i + 1 == arms.len()) {
+        let falls_through = last_untested && i + 1 == arms.len();
+        if !(decided || falls_through) {
             m.count(Counter::PatternMatch);
         }
         if m.matches(&arm.pat, v) {
