@@ -112,8 +112,8 @@ pub use crate::gc::GcModel;
 pub use crate::input::{FitContext, FitOptions, Method, Observation, MIN_BOOTSTRAP_RESAMPLES};
 pub use crate::memory::MemoryFit;
 pub use crate::model::{
-    BootstrapSettings, ConstantEstimate, CostModel, Diagnostics, FreeFit, MethodFit, TimeModel,
-    WORD_BYTES,
+    BootstrapSettings, ConstantEstimate, CostModel, Counting, Diagnostics, FreeFit, MethodFit,
+    TimeModel, WORD_BYTES,
 };
 pub use crate::separability::{separability, Separability};
 pub use crate::structured::structure;
@@ -156,6 +156,7 @@ pub fn fit(
         instructions: BTreeMap::new(),
         time_model: TimeModel::Free,
         free: None,
+        counting: None,
     })
 }
 

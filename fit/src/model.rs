@@ -116,6 +116,19 @@ pub struct CostModel {
     /// With the structured model, the free fit of the same points, kept for reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub free: Option<FreeFit>,
+    /// Which counting rules the counts came from (none in models written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counting: Option<Counting>,
+}
+
+/// The counting rules a model's counts came from: two models whose constructs are counted
+/// differently price different things under the same names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counting {
+    /// The catalogue's fingerprint (`semantics::catalogue_fingerprint`).
+    pub fingerprint: String,
+    /// The constructs the catalogue had.
+    pub constructs: Vec<String>,
 }
 
 /// How a model's time constants were fitted.

@@ -71,6 +71,13 @@ pub fn fit_run(run_dir: &Path, options: &fit::FitOptions) -> Result<Vec<FitOutco
                 eprintln!("mlcost: warning: the structured time model of {name} could not be fitted ({error}); its time constants are the free fit's");
             }
         }
+        model.counting = Some(fit::Counting {
+            fingerprint: semantics::catalogue_fingerprint(),
+            constructs: semantics::catalogue()
+                .iter()
+                .map(|c| c.name.to_string())
+                .collect(),
+        });
         write_json(&dir.model_file(name), &model)?;
         if outcomes.is_empty() {
             write_json(&dir.main_model_file(), &model)?;

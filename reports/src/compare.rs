@@ -66,6 +66,9 @@ pub struct Comparison {
     /// speed from one run to the other (none within one run or without canaries).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_ratio: Option<f64>,
+    /// When the two models' counts come from different counting rules: what differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counting_warning: Option<String>,
 }
 
 /// Beyond this change of the canary's typical time between two runs, the machine itself ran
@@ -213,7 +216,45 @@ pub fn compare_models(
         constructs,
         instructions: crate::compare_instructions::compare_instructions(a.1, b.1, method),
         machine_ratio: None,
+        counting_warning: counting_warning((a.0, a.1), (b.0, b.1)),
     }
+}
+
+/// Why a change between `a` and `b` may be one of counting, not of code: their counts came
+/// from different counting rules (an mlcost upgrade between nightly runs, say). A construct
+/// added takes instructions and time from the ones it was counted in before. Silent when both
+/// rules are the same, or unknown (models written before they were kept).
+pub fn counting_warning(a: (&str, &CostModel), b: (&str, &CostModel)) -> Option<String> {
+    let (ca, cb) = (a.1.counting.as_ref()?, b.1.counting.as_ref()?);
+    if ca.fingerprint == cb.fingerprint {
+        return None;
+    }
+    let only = |x: &fit::Counting, y: &fit::Counting| -> Vec<String> {
+        x.constructs
+            .iter()
+            .filter(|c| !y.constructs.contains(c))
+            .cloned()
+            .collect()
+    };
+    let (only_a, only_b) = (only(ca, cb), only(cb, ca));
+    let mut what = Vec::new();
+    if !only_b.is_empty() {
+        what.push(format!("counted only in {}: {}", b.0, only_b.join(", ")));
+    }
+    if !only_a.is_empty() {
+        what.push(format!("counted only in {}: {}", a.0, only_a.join(", ")));
+    }
+    if what.is_empty() {
+        what.push("the same constructs, counted by different rules".into());
+    }
+    Some(format!(
+        "{} and {} were counted by different cost semantics ({}; catalogue {} against {}): a construct's change may be its counting's, not the compiler's — compare runs counted by the same mlcost, or two compilers within one run",
+        a.0,
+        b.0,
+        what.join("; "),
+        ca.fingerprint,
+        cb.fingerprint
+    ))
 }
 
 #[cfg(test)]
@@ -245,6 +286,45 @@ mod tests {
             },
         )
         .unwrap()
+    }
+
+    #[test]
+    fn a_change_of_counting_rules_is_named_and_the_same_rules_are_silent() {
+        let counting = |fingerprint: &str, constructs: &[&str]| {
+            Some(fit::Counting {
+                fingerprint: fingerprint.into(),
+                constructs: constructs.iter().map(|c| c.to_string()).collect(),
+            })
+        };
+        let (mut a, mut b) = (model(1, 1.0), model(1, 1.0));
+        // Models written before the rules were kept: nothing to say.
+        assert_eq!(counting_warning(("a", &a), ("b", &b)), None);
+        a.counting = counting("0011", &["IntAdd", "Cons"]);
+        b.counting = counting("0011", &["IntAdd", "Cons"]);
+        assert_eq!(counting_warning(("a", &a), ("b", &b)), None);
+        b.counting = counting("ff00", &["IntAdd", "Cons", "BoolTest"]);
+        let warning = counting_warning(("a", &a), ("b", &b)).expect("a warning");
+        assert!(warning.contains("counted only in b: BoolTest"), "{warning}");
+        assert!(
+            warning.contains("0011") && warning.contains("ff00"),
+            "{warning}"
+        );
+        // Reworded rules, the same constructs.
+        b.counting = counting("ff01", &["IntAdd", "Cons"]);
+        let warning = counting_warning(("a", &a), ("b", &b)).expect("a warning");
+        assert!(warning.contains("counted by different rules"), "{warning}");
+        // compare_models carries it.
+        let cmp = compare_models(
+            ("a", &a),
+            ("b", &b),
+            CompareOptions {
+                method: Method::Nnls,
+                threshold_pct: 5.0,
+                noise_pct: 0.0,
+                floor_ns: 0.01,
+            },
+        );
+        assert!(cmp.counting_warning.is_some());
     }
 
     #[test]

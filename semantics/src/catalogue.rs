@@ -211,6 +211,23 @@ pub fn catalogue() -> &'static [Construct] {
     &CATALOGUE
 }
 
+/// A fingerprint of the counting rules: FNV-1a (64 bits, hex) over every construct's name,
+/// group and rule, in order. Two runs counted by interpreters with the same catalogue have
+/// the same one; a construct added, or a rule reworded because it changed, changes it. Written
+/// out rather than `DefaultHasher`, whose output may change between Rust releases.
+pub fn catalogue_fingerprint() -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in CATALOGUE.iter() {
+        for part in [c.name, c.group, c.rule] {
+            for byte in part.bytes().chain([0]) {
+                hash ^= u64::from(byte);
+                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+    }
+    format!("{hash:016x}")
+}
+
 /// The catalogue entry called `name`.
 pub fn construct(name: &str) -> Option<&'static Construct> {
     CATALOGUE.iter().find(|c| c.name == name)

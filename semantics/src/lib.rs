@@ -278,7 +278,7 @@ mod worker;
 pub use ast::Pos;
 pub use by_function::{FunctionCounts, OUTSIDE};
 pub use cache::Touches;
-pub use catalogue::{catalogue, construct, Construct};
+pub use catalogue::{catalogue, catalogue_fingerprint, construct, Construct};
 pub use error::SemanticsError;
 pub use heap::{minor_heap_words, Allocation, LifetimeBucket};
 pub use program::{CountResult, Program};

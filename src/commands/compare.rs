@@ -111,6 +111,9 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     if let Some(warning) = cmp.machine_warning() {
         eprintln!("mlcost: warning: {warning}");
     }
+    if let Some(warning) = &cmp.counting_warning {
+        eprintln!("mlcost: warning: {warning}");
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&cmp)?);
     } else {
