@@ -174,16 +174,19 @@ impl Walker {
                 None
             }
             Code::Imp(node) => {
+                // A record, a reference or an array literal is a block whose fields' float
+                // boxes live with it, as a tuple's (`Lower::make` takes them apart too); a flat
+                // float block's doubles take a word each.
+                if let ImpOp::Make { .. } = node.op {
+                    let words = 1 + node.args.len() as u32;
+                    let (pending, boxes) = self.fields(&mut node.args, pending);
+                    return self.allocate_block(code, pending, boxes, words);
+                }
                 let pending = self.right_to_left(&mut node.args, pending);
-                match node.op {
-                    // A record, a reference or an array literal; a flat float block's doubles
-                    // take a word each too.
-                    ImpOp::Make { .. } => {
-                        let words = 1 + node.args.len() as u32;
-                        self.allocate(code, pending, words)
-                    }
-                    op if imp_breaks(op) => None,
-                    _ => pending,
+                if imp_breaks(node.op) {
+                    None
+                } else {
+                    pending
                 }
             }
             Code::BoxFloat(inner) => {

@@ -153,3 +153,18 @@ fn straight_line_code_allocates_as_often_as_the_native_code() {
         );
     }
 }
+
+#[test]
+fn a_record_holds_its_boxed_float_fields_and_joins_with_them() {
+    // `{ x = a *. 2.0; n }`: the float is boxed for the record (2 words), then the record (3):
+    // one allocation of five words, as a tuple holding the float would be.
+    let source = "
+type r = { x : float; n : int }
+let input n = float_of_int n
+let run a = { x = a *. 2.0; n = 1 }";
+    let program = semantics::Program::from_source("rec.ml", source).unwrap();
+    let result = program.count(3).unwrap();
+    assert_eq!(result.counts.get("FloatBox"), Some(&1));
+    assert_eq!(result.counts.get("AllocMerged"), Some(&1));
+    assert_eq!(result.allocation.words, 5);
+}
