@@ -13,6 +13,8 @@ use std::rc::Rc;
 /// A compiled arm of a `match` or `try`.
 struct ArmCode {
     pat: Pat,
+    /// What `pat` tests at the top, worked out once (see [`select`]).
+    shape: Shape,
     guard: Option<CondEv>,
     body: Ev,
 }
@@ -82,7 +84,7 @@ fn select(
 ) -> R<Option<usize>> {
     let mut known: Option<Head> = None;
     for (i, arm) in arms.iter().enumerate() {
-        let shape = shape(&arm.pat);
+        let shape = arm.shape;
         let decided = match (known, shape) {
             // The value is a block: no constant can be it, and native code tests none.
             (Some(_), Shape::Any | Shape::Constant) => true,
@@ -154,6 +156,7 @@ impl Lower {
         arms.into_vec()
             .into_iter()
             .map(|a| ArmCode {
+                shape: shape(&a.pat),
                 pat: a.pat,
                 guard: a.guard.map(|g| self.cond(g)),
                 body: self.code(a.body, tail),
