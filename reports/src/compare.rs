@@ -325,6 +325,15 @@ mod tests {
             },
         );
         assert!(cmp.counting_warning.is_some());
+        // The comparison page shows it above the table.
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("compare.html");
+        crate::pages::write_compare_page(&cmp, &page).unwrap();
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert!(
+            html.contains("class=\"warning\"") && html.contains("counted by different rules"),
+            "{html}"
+        );
     }
 
     #[test]

@@ -126,6 +126,8 @@ struct ComparePage<'a> {
     forest: String,
     instructions_summary: String,
     instructions: &'a [crate::compare_instructions::InstructionChange],
+    /// What may make a change not the compiler's: the machine's own speed, the counting rules.
+    warnings: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -216,6 +218,11 @@ pub fn write_compare_page(cmp: &Comparison, path: &Path) -> Result<(), ReportErr
         forest: crate::forest::forest(cmp),
         instructions_summary: crate::compare_instructions::instructions_summary(&cmp.instructions),
         instructions: &cmp.instructions,
+        warnings: cmp
+            .machine_warning()
+            .into_iter()
+            .chain(cmp.counting_warning.clone())
+            .collect(),
         rows: cmp
             .constructs
             .iter()
