@@ -65,6 +65,7 @@ const fn instructions(c: Counter) -> u8 {
         BytesCreate => 54,
         PolyCompareStep => 31,
         BoolTest => 2,
+        BackEdgePoll => 2,
         PolyCompareBlock => 21,
         CamlModify => 66,
         ArrayMake => 94,

@@ -79,6 +79,7 @@ impl Lower {
                     body,
                     chain,
                 } = *f;
+                let polls = crate::poll::loop_polls(&[&body]);
                 let (from, until, body) = (
                     self.operand(from),
                     self.operand(until),
@@ -107,18 +108,25 @@ impl Lower {
                         if i == hi {
                             return Ok(UNIT);
                         }
+                        if polls {
+                            m.count(Counter::BackEdgePoll);
+                        }
                         i += step;
                     }
                 })
             }
             Code::While(w) => {
                 let (cond, body, chain) = *w;
+                let polls = crate::poll::loop_polls(&[&cond, &body]);
                 let (cond, body) = (self.cond(cond), self.code(body, false));
                 ev(move |m| {
                     let mut mark = m.iteration_mark();
                     while cond(m)? {
                         m.count(Counter::WhileIter);
                         body(m)?.release();
+                        if polls {
+                            m.count(Counter::BackEdgePoll);
+                        }
                         m.iteration_ended(chain, &mut mark);
                     }
                     Ok(UNIT)

@@ -15,6 +15,15 @@ pub(crate) fn mark_loop_polls(compiled: &mut Compiled) {
     }
 }
 
+/// Whether a `for` or `while` loop made of `parts` (its test and body, in order) polls at its
+/// back edge: as at a self tail call's loop head, unless every way round allocates. Read off
+/// Debian's 4.13.1 (`cmp (%r14), %r15`, `ja` back to the head, else `caml_call_gc`): a `for`
+/// polls after the exit test of each iteration but the last, a `while` after each run of its
+/// body; a call in the body does not spare it, nor does an inner loop.
+pub(crate) fn loop_polls(parts: &[&Code]) -> bool {
+    !sequence(parts.iter().copied(), FunId::MAX, false).allocated
+}
+
 /// What running a piece of code tells about the loop of function `own`.
 #[derive(Clone, Copy)]
 struct Flow {

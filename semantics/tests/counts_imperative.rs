@@ -31,6 +31,8 @@ let run n = let s = ref 0 in for i = 1 to n do s := !s + i done; !s";
         ("IntCondGT", 1),
         ("ForIter", 10),
         ("IntAdd", 10),
+        // The poll at the back edge, after the exit test: every iteration but the last.
+        ("BackEdgePoll", 9),
     ]);
     assert_eq!(source_level(r.counts), want);
     assert_eq!(r.allocation.words, 0);
@@ -55,6 +57,7 @@ let run n = let r = ref 0 in for _ = n downto 1 do bump r done; decr r; !r";
         ("TupleElem", 1),
         ("IntCondLT", 1),
         ("ForIter", 5),
+        ("BackEdgePoll", 4), // every iteration but the last: the call does not spare the poll
         ("FunApp", 5),
         ("AddToField", 6),
         ("TupleMatch", 1),
@@ -80,6 +83,7 @@ let run n =
         ("LetData", 2),
         ("IntCondLT", 4),
         ("WhileIter", 3),
+        ("BackEdgePoll", 3), // a `while` polls after each run of its body
         ("FloatMult", 3),
         ("IntAdd", 3),
         ("FloatBox", 1),
@@ -108,6 +112,7 @@ let run n =
         ("IntCondGT", 2),
         ("IntSub", 2),
         ("ForIter", 8),
+        ("BackEdgePoll", 3 + 3), // two loops of four iterations
         ("ArraySet", 4),
         ("ArrayLength", 1),
         ("ArrayGet", 4),
@@ -248,6 +253,7 @@ let run (n, r, c, h) =
         ("FieldSet", 1 + 8),
         ("IntCondGT", 1),
         ("ForIter", 8),
+        ("BackEdgePoll", 7),
         ("AddToField", 16),
         ("LetData", 8),
         ("IntLand", 8),
@@ -314,4 +320,24 @@ let run (a, b) = f1 a 2; h2 b 1; rot b 2; f2 a 2 + f3 a 2 + h3 a 1";
     assert_eq!(counts["FieldSet"], 1 + 1);
     assert_eq!(counts["StringGet"], 1 + 1);
     assert_eq!(counts["StringSet"], 1);
+}
+
+#[test]
+fn for_and_while_loops_poll_at_their_back_edge_unless_they_allocate() {
+    // Read off `ocamlopt -S` (Debian's 4.13.1): `cmp (%r14), %r15; ja` back to the head. A
+    // `for` polls after the exit test of each iteration but the last, a `while` after each
+    // run of its body; a call in the body does not spare the poll, nor does an inner loop; a
+    // body that allocates on every path needs none (the allocation tests the same limit).
+    let source = "
+let[@inline never] f x = x + 1
+let plain (a : int array) = let s = ref 0 in for i = 0 to Array.length a - 1 do s := !s + a.(i) done; !s
+let calls n = let s = ref 0 in for _ = 0 to n do s := f !s done; !s
+let allocs n = let l = ref [] in for i = 0 to n do l := i :: !l done; !l
+let nested n = let s = ref 0 in for _ = 0 to n do for j = 0 to n do s := !s + j done done; !s
+let wplain n = let i = ref 0 in while !i < n do incr i done; !i
+let input n = n
+let run n = plain (Array.make n 1) + calls n + List.hd (allocs n) + nested n + wplain n";
+    // n = 5: plain 4 (5 iterations), calls 5 (6), allocs 0, nested 5 + 6 × 5, wplain 5.
+    let r = result(source, 5);
+    assert_eq!(r.counts.get("BackEdgePoll"), Some(&(4 + 5 + 5 + 6 * 5 + 5)));
 }

@@ -41,7 +41,8 @@ let run l = sum l 0";
 
 #[test]
 fn a_for_loop_that_calls_hides_its_body() {
-    // ForIter 5, and `next`'s IntMultConst 2, IntAdd 1, IntLand 2 = 10 per iteration.
+    // ForIter 5, and `next`'s IntMultConst 2, IntAdd 1, IntLand 2 = 10 per iteration, and the
+    // poll at the back edge (BackEdgePoll 2) on every iteration but the last.
     let source = "
 let[@inline never] next s = (s * 1103515245 + 12345) land 1073741823
 let input n = n
@@ -49,7 +50,7 @@ let run n =
   let s = ref 1 in
   for _ = 1 to n do s := next !s done;
   !s";
-    assert_eq!(shadowed(source, 10), 10 * 10);
+    assert_eq!(shadowed(source, 10), 10 * 10 + 9 * 2);
 }
 
 #[test]
@@ -68,7 +69,8 @@ fn an_outer_loop_does_not_count_again_what_its_inner_loop_hid() {
     // each `for` iteration weighs only what the walk's iterations left: its own ForIter 5,
     // `incr` 1, the two values spilled around its call 2 × 2, the walk's Frame 2, the poll
     // of the walk's last, unfinished, iteration 3 and the `if`'s test of the walk's answer
-    // (BoolTest) 2 = 17, under its one call's 18. More elements add nothing to the outer
+    // (BoolTest) 2 = 17, under its one call's 18; with the `for`'s own poll (BackEdgePoll 2,
+    // on three of the four iterations) 19, capped at 18. More elements add nothing to the outer
     // iterations.
     let source = "
 let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
@@ -78,6 +80,6 @@ let run l =
   let r = ref 0 in
   for _ = 1 to 4 do if all (fun x -> x > 0) l then incr r done;
   !r";
-    assert_eq!(shadowed(source, 10), 4 * (10 * 18 + 17));
+    assert_eq!(shadowed(source, 10), 4 * 10 * 18 + 3 * 18 + 17);
     assert_eq!(shadowed(source, 20) - shadowed(source, 10), 4 * 10 * 18);
 }

@@ -28,6 +28,7 @@ let run s =
             ("IntSub", 1),
             ("IntCondGT", 1),
             ("ForIter", 5),
+            ("BackEdgePoll", 4), // the back edge's poll, after every iteration but the last
             ("StringGet", 5),
             ("IntCondLE", 5),
             ("IntAdd", 3),
