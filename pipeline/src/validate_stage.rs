@@ -99,9 +99,8 @@ fn measured_with_training(
     work_dir: &RunDir,
     req: &ValidateRequest,
 ) -> Option<Result<Vec<harness::Estimate>>> {
-    jointly_measured(work_dir)
+    (!req.remeasure && req.only.is_empty() && jointly_measured(work_dir))
         .then(|| Ok(read_json(&work_dir.estimates_file())?))
-        .filter(|_| !req.remeasure && req.only.is_empty())
 }
 
 /// Whether the controls' estimates in `work_dir` are the suite's joint ones (a validation of

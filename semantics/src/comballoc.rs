@@ -97,7 +97,7 @@ impl Walker {
             Code::Op2(node) => {
                 let pending = self.code(&mut node.rhs, pending);
                 let pending = self.code(&mut node.lhs, pending);
-                if op2_breaks(node.op) {
+                if node.op.calls_or_branches() {
                     None
                 } else {
                     pending
@@ -115,12 +115,7 @@ impl Walker {
                 if untested {
                     return self.code(&mut m.arms[0].body, pending);
                 }
-                for arm in m.arms.iter_mut() {
-                    if let Some(guard) = &mut arm.guard {
-                        self.code(guard, None);
-                    }
-                    self.code(&mut arm.body, None);
-                }
+                self.arms_afresh(&mut m.arms);
                 None
             }
             Code::MatchTuple(m) => {
@@ -154,12 +149,7 @@ impl Walker {
                 // progress (comballoc.ml's `Itrywith`); the handlers and what follows start
                 // afresh.
                 self.code(&mut t.body, pending);
-                for arm in t.arms.iter_mut() {
-                    if let Some(guard) = &mut arm.guard {
-                        self.code(guard, None);
-                    }
-                    self.code(&mut arm.body, None);
-                }
+                self.arms_afresh(&mut t.arms);
                 None
             }
             Code::For(f) => {
@@ -230,6 +220,16 @@ impl Walker {
         }
     }
 
+    /// The arms of a tested match or a handler: each guard and body starts afresh.
+    fn arms_afresh(&mut self, arms: &mut [Arm]) {
+        for arm in arms {
+            if let Some(guard) = &mut arm.guard {
+                self.code(guard, None);
+            }
+            self.code(&mut arm.body, None);
+        }
+    }
+
     /// Operands evaluated right to left, each seeing what the one before left pending.
     fn right_to_left(&mut self, codes: &mut [Code], mut pending: Pending) -> Pending {
         for code in codes.iter_mut().rev() {
@@ -294,25 +294,6 @@ fn mark(code: &mut Code, joins: u32) {
         let inner = std::mem::replace(code, Code::Imm(0));
         *code = Code::Combined(joins, Box::new(inner));
     }
-}
-
-/// Binary operations that call C or branch: a division or remainder by a variable tests the
-/// divisor for zero; polymorphic comparison calls `caml_compare` (`caml_string_*` on
-/// strings), and `compare` on floats branches on the unordered case.
-fn op2_breaks(op: Op2) -> bool {
-    matches!(
-        op,
-        Op2::Div
-            | Op2::Mod
-            | Op2::PolyEq
-            | Op2::PolyNe
-            | Op2::PolyLt
-            | Op2::PolyLe
-            | Op2::PolyGt
-            | Op2::PolyGe
-            | Op2::PolyCompare
-            | Op2::FloatCompare
-    )
 }
 
 /// Record, array and string operations that call C or branch: the write barrier

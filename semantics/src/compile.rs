@@ -455,9 +455,15 @@ impl<'a> Compiler<'a> {
     /// (`caml_tuplifyN`) loads the fields and jumps to the code. `function` with several
     /// tuple cases is tupled by ocamlopt too; here it stays a function of one tuple.
     pub(crate) fn tupled_arity(e: &Expr) -> Option<u32> {
-        match Self::function_parts(e)? {
+        let (params, body) = Self::function_parts(e)?;
+        Self::tuple_components(params, body).map(|items| items.len() as u32)
+    }
+
+    /// The components a tupled function takes as its parameters (see [`Self::tupled_arity`]).
+    fn tuple_components<'p>(params: &'p [Pattern], body: FunBody) -> Option<&'p [Pattern]> {
+        match (params, body) {
             ([param], FunBody::Expr(_)) => match &Self::unannotated(param).kind {
-                PatKind::Tuple(items) if items.len() >= 2 => Some(items.len() as u32),
+                PatKind::Tuple(items) if items.len() >= 2 => Some(items.as_slice()),
                 _ => None,
             },
             _ => None,
@@ -519,13 +525,7 @@ impl<'a> Compiler<'a> {
     ) -> CResult<()> {
         let extra = u32::from(matches!(body, FunBody::Arms(_)));
         // A tupled function's parameters are its tuple's components.
-        let components = match (params, body) {
-            ([param], FunBody::Expr(_)) => match &Self::unannotated(param).kind {
-                PatKind::Tuple(items) if items.len() >= 2 => Some(items.as_slice()),
-                _ => None,
-            },
-            _ => None,
-        };
+        let components = Self::tuple_components(params, body);
         let tupled = components.is_some();
         let params = components.unwrap_or(params);
         if tupled {

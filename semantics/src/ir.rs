@@ -132,6 +132,25 @@ impl Op1 {
 }
 
 impl Op2 {
+    /// Whether ocamlopt compiles it to a C call or a branch: a division or remainder by a
+    /// variable tests the divisor for zero; polymorphic comparison calls `caml_compare`
+    /// (`caml_string_*` on strings); `compare` on floats branches on the unordered case.
+    pub(crate) fn calls_or_branches(self) -> bool {
+        use Op2::*;
+        matches!(
+            self,
+            Div | Mod
+                | PolyEq
+                | PolyNe
+                | PolyLt
+                | PolyLe
+                | PolyGt
+                | PolyGe
+                | PolyCompare
+                | FloatCompare
+        )
+    }
+
     /// A comparison that yields a boolean from immediates or floats: a compare and a jump in
     /// a condition, a materialised flag as a value (`CondValue`).
     pub(crate) fn is_flag_comparison(self) -> bool {

@@ -88,19 +88,7 @@ pub(crate) fn needs_frame(code: &Code, own: FunId) -> bool {
                     ..
                 }
         ),
-        Code::Op2(node) => matches!(
-            node.op,
-            Op2::Div
-                | Op2::Mod
-                | Op2::PolyEq
-                | Op2::PolyNe
-                | Op2::PolyLt
-                | Op2::PolyLe
-                | Op2::PolyGt
-                | Op2::PolyGe
-                | Op2::PolyCompare
-                | Op2::FloatCompare
-        ),
+        Code::Op2(node) => node.op.calls_or_branches(),
         _ => false,
     };
     let mut framed = here;

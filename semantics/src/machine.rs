@@ -278,24 +278,22 @@ impl<'p> Machine<'p> {
     /// the driver's and is not counted (its cost is in `Base`), only what runs inside it.
     pub(crate) fn call_from_driver(&mut self, f: Value, args: Vec<Value>) -> R<Value> {
         let argbase = self.stack.len();
-        let n = args.len();
+        let mut n = args.len();
         self.stack.extend(args);
+        // `let run (a, b) = …`: the driver's call goes through the tuplifying entry, whose
+        // loads are the parameter's (its jump is the driver's, in Base).
+        if let Value::Fun(f) = &f {
+            let code = &self.prog.funs[f.fun as usize];
+            if code.tupled && n == 1 {
+                let arity = code.arity as usize;
+                self.untuple(argbase, arity);
+                n = arity;
+            }
+        }
         match f {
             Value::Fun(f) if self.prog.funs[f.fun as usize].arity as usize == n => {
                 // The driver's call pushes a return address like any call; whether its return
                 // is predicted is the driver's cost, in Base.
-                self.returns.call_from_driver();
-                let result = self.invoke(Some(f.env.clone()), f.fun, argbase);
-                if result.is_ok() {
-                    self.returns.ret();
-                }
-                result
-            }
-            // `let run (a, b) = …`: the driver's call goes through the tuplifying entry, whose
-            // loads are the parameter's (its jump is the driver's, in Base).
-            Value::Fun(f) if self.prog.funs[f.fun as usize].tupled && n == 1 => {
-                let arity = self.prog.funs[f.fun as usize].arity as usize;
-                self.untuple(argbase, arity);
                 self.returns.call_from_driver();
                 let result = self.invoke(Some(f.env.clone()), f.fun, argbase);
                 if result.is_ok() {
