@@ -5,7 +5,12 @@
 //! Horner step, the next cell of a list) runs at the speed of that chain instead. This pass
 //! finds, statically, the longest chain of dependent operations each iteration carries:
 //! - a self tail call: from each parameter to the argument passed in its place;
-//! - a non-tail self call: from its result to the function's return value (`n * fact (n - 1)`);
+//! - a non-tail self call: on the way back, from its result to the function's return value
+//!   (`n * fact (n - 1)`); on the way down, in a linear recursion (one self call site), from
+//!   each parameter to the argument in its place (`hd :: append tl l2` walks `tl`). A linear
+//!   recursion runs all the way down, then all the way back, so each way's chain is weighed
+//!   against its own instructions: the way down's when the call enters the function, the way
+//!   back's when it returns;
 //! - a `for` or `while` iteration: from each variable assigned in the body to the value
 //!   assigned to it (`s := next !s` on a reference ocamlopt turned into a variable),
 //!
@@ -92,6 +97,7 @@ pub(crate) fn mark_chains(compiled: &mut Compiled) {
         let mut probe = Walker::for_function(fun, fid as FunId, &summaries, false, 0);
         let through_result = probe.lat(&mut fun.body)[fun.arity as usize].unwrap_or(0);
         let mut walker = Walker::for_function(fun, fid as FunId, &summaries, true, through_result);
+        walker.linear = probe.nontail_self_sites == 1;
         walker.lat(&mut fun.body);
         fun.is_loop = walker.closes_loop;
     }
@@ -130,8 +136,15 @@ struct Walker<'a> {
     closes_loop: bool,
     /// Whether to store the chains found on the IR (off while computing summaries).
     record: bool,
-    /// The chain a non-tail self call carries (see [`mark_chains`]).
+    /// The chain a non-tail self call carries back (see [`mark_chains`]).
     through_result: u32,
+    /// Non-tail self calls met (the probe walk counts them).
+    nontail_self_sites: u32,
+    /// Whether the function is a linear recursion: one non-tail self call site, so that its
+    /// calls run down one after another, each waiting on the argument the last one passed. A
+    /// tree recursion (`fib`, a walk of both subtrees) overlaps one branch's descent with the
+    /// other's, so its way down carries no chain of one level to the next.
+    linear: bool,
 }
 
 impl<'a> Walker<'a> {
@@ -158,6 +171,8 @@ impl<'a> Walker<'a> {
             closes_loop: false,
             record,
             through_result,
+            nontail_self_sites: 0,
+            linear: false,
         }
     }
 
@@ -373,19 +388,30 @@ impl<'a> Walker<'a> {
     fn app(&mut self, app: &mut App) -> Lat {
         let args: Vec<Lat> = app.args.iter_mut().map(|a| self.lat(a)).collect();
         if self.is_self(&app.func) && args.len() == self.summaries[self.fid as usize].len() {
+            if !app.tail {
+                self.nontail_self_sites += 1;
+            }
             if self.record && self.self_result.is_some() {
                 app.closes_loop = Some(self.fid);
                 self.closes_loop = true;
-                app.chain = if app.tail {
-                    // Parameter i's chain: from parameter i to the argument in its place.
-                    args.iter()
-                        .enumerate()
-                        .filter_map(|(i, l)| l[i])
-                        .max()
-                        .unwrap_or(0)
+                // Parameter i's chain: from parameter i to the argument in its place.
+                let down = args
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, l)| l[i])
+                    .max()
+                    .unwrap_or(0);
+                if app.tail {
+                    app.chain = down;
+                } else if self.linear {
+                    app.chain = down;
+                    app.return_chain = self.through_result;
                 } else {
-                    self.through_result
-                };
+                    // A tree recursion's levels interleave their ways down and back: its
+                    // chain back is weighed, once per self call, against all the
+                    // instructions since the last one.
+                    app.chain = self.through_result;
+                }
             }
             let mut result = self.none();
             if let (false, Some(r)) = (app.tail, self.self_result) {
@@ -448,6 +474,8 @@ impl<'a> Walker<'a> {
             closes_loop: false,
             record: self.record,
             through_result: 0,
+            nontail_self_sites: 0,
+            linear: false,
         };
         inner.lat(cond);
         inner.lat(body);

@@ -197,6 +197,7 @@ impl Compiler<'_> {
                     known: false,
                     kept_live: 0,
                     chain: 0,
+                    return_chain: 0,
                     closes_loop: None,
                 }))));
             }
@@ -238,6 +239,7 @@ impl Compiler<'_> {
             known,
             kept_live: 0,
             chain: 0,
+            return_chain: 0,
             closes_loop: None,
         }))))
     }

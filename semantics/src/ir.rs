@@ -495,9 +495,12 @@ pub(crate) struct App {
     /// call and loads back after it: `Spill` × this (set by [`crate::liveness`]).
     pub kept_live: u32,
     /// For a call of the running function, the cycles of the dependence chain the loop it
-    /// closes carries, counted as `ChainCycle` where it binds (set by [`crate::chain`];
-    /// see [`crate::issue`]).
+    /// closes carries into the next iteration, counted as `ChainCycle` where it binds when the
+    /// call enters the function again (set by [`crate::chain`]; see [`crate::issue`]).
     pub chain: u32,
+    /// For a non-tail call of the running function, the cycles from its result to the
+    /// function's return: the chain the way back carries, counted when the call returns.
+    pub return_chain: u32,
     /// For a call of the running function, that function: the call ends one iteration of its
     /// loop, measured from the previous one or from the function's entry (see
     /// [`crate::issue`]), whichever of its self calls it goes through.

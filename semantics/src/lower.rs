@@ -485,6 +485,7 @@ impl Lower {
             known,
             kept_live,
             chain,
+            return_chain,
             closes_loop,
         } = app;
         let call = self.call(
@@ -498,11 +499,23 @@ impl Lower {
         let Some(fid) = closes_loop else {
             return call;
         };
+        if tail_tagged {
+            return ev(move |m| {
+                // The iteration ends where the call enters the function again, once its
+                // arguments are evaluated (`Machine::invoke`).
+                m.self_call = Some((fid, chain));
+                call(m)
+            });
+        }
         ev(move |m| {
-            // The iteration ends where the call enters the function again, once its
-            // arguments are evaluated (`Machine::invoke`).
-            m.self_call = Some((fid, chain));
-            call(m)
+            let deep = m.recursion_descends(fid);
+            m.self_call = Some((fid, if deep { chain } else { 0 }));
+            let result = call(m);
+            m.recursion_ascends(fid);
+            let result = result?;
+            // On the way back, a level ends where the call it made returns.
+            m.loop_returned(fid, return_chain);
+            Ok(result)
         })
     }
 

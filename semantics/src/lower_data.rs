@@ -199,10 +199,13 @@ impl Lower {
         let (items, boxed) = self.fields(items);
         let words = 1 + items.len() as u32 + FLOAT_BOX_WORDS * boxed;
         ev(move |m| {
+            // Counted once its fields are computed, where the native code allocates: the
+            // instruction clock of a recursion's way down and way back must not see a block
+            // built after the call returns (`crate::issue`).
+            let fields = eval_all(m, &items)?;
             m.count(head);
             m.count_n(elem, items.len());
             m.count_n(Counter::FloatBox, boxed as usize);
-            let fields = eval_all(m, &items)?;
             Ok(Value::Block(Rc::new(Block {
                 tag,
                 fields: fields.into(),
@@ -249,10 +252,11 @@ impl Lower {
                 let (h, t) = (heads.into_vec().remove(0), self.operand(t));
                 let words = CONS_WORDS + FLOAT_BOX_WORDS * boxed;
                 ev(move |m| {
-                    m.count(Counter::Cons);
-                    m.count_n(Counter::FloatBox, boxed as usize);
+                    // Counted once head and tail are computed (see `block`).
                     let tail = t.get(m)?;
                     let head = h.get(m)?;
+                    m.count(Counter::Cons);
+                    m.count_n(Counter::FloatBox, boxed as usize);
                     let born = if head_is_call && matches!(head, Value::Float(_)) {
                         Born::new_holding_box(words)
                     } else {

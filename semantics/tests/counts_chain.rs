@@ -7,7 +7,8 @@
 //! 4; ForIter 5; FloatBox 7).
 //!
 //! An iteration ends where the loop's self call enters the function again, its arguments
-//! evaluated; the first begins at the function's entry. Fractions of a cycle carry from one
+//! evaluated; the first begins at the function's entry. A linear recursion's way back is
+//! weighed level by level too: a level ends where the self call it made returns. Fractions of a cycle carry from one
 //! iteration to the next, so the tests read the difference between sizes 4 iterations apart:
 //! exactly 4 × the excess of one iteration in quarter-cycles, that is the excess in quarters,
 //! whatever the rounding did.
@@ -50,21 +51,51 @@ let run n = f n 0";
 
 #[test]
 fn a_non_tail_recursion_carries_what_it_does_with_its_result() {
-    // `n * fact (n - 1)`: the multiply waits for the inner call's result, 4 cycles. Between
-    // two calls on the way down: IntSub 1, FunApp 2, Spill 2, Frame 2, IntCondEq 2 = 9.
+    // `n * fact (n - 1)`: on the way back the multiply waits for the inner call's result, 4
+    // cycles; a level of the way back issues only the multiply, IntMult 3. (The way down
+    // carries `n - 1`, 2 cycles, less than its IntSub 1, FunApp 2, Spill 2, Frame 2,
+    // IntCondEq 2 take to issue.)
     let source = "
 let rec fact n = if n = 0 then 1 else n * fact (n - 1)
 let input n = n
 let run n = fact n";
-    assert_eq!(beyond_issue_quarters(source), 16 - 9);
-    // A list built on the way back stores the result: nothing waits on it.
+    assert_eq!(beyond_issue_quarters(source), 16 - 3);
+    // A list built on the way back stores the result: nothing waits on it. (`map t` runs
+    // before `inc x`, right to left, so the way down is the load of the next cell, 20
+    // quarters, against PatternMatch 4, FunApp 2, Frame 2, Spill 2 × 2: 8 beyond, on the 68
+    // levels below the window of 32.)
     let map = "
 let[@inline never] inc x = x + 1
 let rec map l = match l with [] -> [] | x :: t -> inc x :: map t
 let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
 let input n = range n []
 let run l = map l";
-    assert_eq!(chain_cycles(map, 100), 0);
+    assert_eq!(chain_cycles(map, 100), 68 * 8 / 4);
+}
+
+#[test]
+fn a_deep_linear_recursion_waits_on_its_way_down_too() {
+    // One self call site: all the levels run down, then all back. Down, `t` is a field of
+    // `l`: a load, 5 cycles (20 quarters), against PatternMatch 4, FunApp 2, Frame 2: 12
+    // quarters beyond. Back, `1 + …` waits on the result, 1 cycle, against IntAdd 1: 3.
+    let source = "
+let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
+let rec len l = match l with [] -> 0 | _ :: t -> 1 + len t
+let input n = range n []
+let run l = len l";
+    let four_levels = |size| chain_cycles(source, size + 4) - chain_cycles(source, size);
+    // Below the window of 32 levels, the way down overlaps the code around it.
+    assert_eq!(four_levels(10), 3);
+    assert_eq!(four_levels(100), 12 + 3);
+    // A tree recursion (two self call sites) overlaps one subtree's way down with the
+    // other's: its way down carries nothing, however deep.
+    let tree = "
+type t = Leaf | Node of t * int * t
+let rec spine n = if n = 0 then Leaf else Node (spine (n - 1), n, Leaf)
+let rec sum t = match t with Leaf -> 0 | Node (l, x, r) -> sum l + x + sum r
+let input n = spine n
+let run t = sum t";
+    assert_eq!(chain_cycles(tree, 104) - chain_cycles(tree, 100), 0);
 }
 
 #[test]
