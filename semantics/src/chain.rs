@@ -100,6 +100,7 @@ pub(crate) fn mark_chains(compiled: &mut Compiled) {
         walker.linear = probe.nontail_self_sites == 1;
         walker.lat(&mut fun.body);
         fun.is_loop = walker.closes_loop;
+        fun.return_chain = if walker.linear { through_result } else { 0 };
     }
 }
 
@@ -405,7 +406,7 @@ impl<'a> Walker<'a> {
                     app.chain = down;
                 } else if self.linear {
                     app.chain = down;
-                    app.return_chain = self.through_result;
+                    app.descends = true;
                 } else {
                     // A tree recursion's levels interleave their ways down and back: its
                     // chain back is weighed, once per self call, against all the

@@ -577,6 +577,7 @@ impl<'a> Compiler<'a> {
             framed: false,
             loop_polls: false,
             is_loop: false,
+            return_chain: 0,
             tupled,
         });
         Ok(())

@@ -159,6 +159,7 @@ impl Compiler<'_> {
             framed: false,
             loop_polls: false,
             is_loop: false,
+            return_chain: 0,
             tupled: false,
         });
         self.prim_funs.insert((key, class), fid);
@@ -197,7 +198,7 @@ impl Compiler<'_> {
                     known: false,
                     kept_live: 0,
                     chain: 0,
-                    return_chain: 0,
+                    descends: false,
                     closes_loop: None,
                 }))));
             }
@@ -239,7 +240,7 @@ impl Compiler<'_> {
             known,
             kept_live: 0,
             chain: 0,
-            return_chain: 0,
+            descends: false,
             closes_loop: None,
         }))))
     }

@@ -498,9 +498,10 @@ pub(crate) struct App {
     /// closes carries into the next iteration, counted as `ChainCycle` where it binds when the
     /// call enters the function again (set by [`crate::chain`]; see [`crate::issue`]).
     pub chain: u32,
-    /// For a non-tail call of the running function, the cycles from its result to the
-    /// function's return: the chain the way back carries, counted when the call returns.
-    pub return_chain: u32,
+    /// A non-tail call of the running function in a linear recursion (one self call site):
+    /// it goes one level down, and its return ends a level of the way back (see
+    /// [`FunCode::return_chain`]).
+    pub descends: bool,
     /// For a call of the running function, that function: the call ends one iteration of its
     /// loop, measured from the previous one or from the function's entry (see
     /// [`crate::issue`]), whichever of its self calls it goes through.
@@ -603,6 +604,9 @@ pub(crate) struct FunCode {
     pub loop_polls: bool,
     /// It calls itself: entering it starts an iteration of its loop (set by [`crate::chain`]).
     pub is_loop: bool,
+    /// A linear recursion's way back: the cycles from its self call's result to its return
+    /// value, counted where each level returns (set by [`crate::chain`]).
+    pub return_chain: u32,
     /// Its one parameter is a tuple pattern, which ocamlopt flattens into `arity` parameters
     /// (see [`crate::compile::Compiler::tupled_arity`]).
     pub tupled: bool,

@@ -16,7 +16,7 @@
 use crate::ast::Pos;
 use crate::catalogue::Counter;
 use crate::ir::*;
-use crate::machine::{CalleeKind, Machine, R};
+use crate::machine::{CalleeKind, Machine, SelfCall, R};
 use crate::value::*;
 
 /// A compiled expression: evaluates it on the machine, counting its constructs.
@@ -49,6 +49,8 @@ pub(crate) struct ExecFun {
     pub loop_polls: bool,
     /// It calls itself: entering it starts an iteration of its loop.
     pub is_loop: bool,
+    /// See [`crate::ir::FunCode::return_chain`].
+    pub return_chain: u32,
     /// It takes a tuple's components (see [`crate::ir::FunCode::tupled`]).
     pub tupled: bool,
 }
@@ -143,6 +145,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
             framed: f.framed,
             loop_polls: f.loop_polls,
             is_loop: f.is_loop,
+            return_chain: f.return_chain,
             tupled: f.tupled,
         })
         .collect();
@@ -485,7 +488,7 @@ impl Lower {
             known,
             kept_live,
             chain,
-            return_chain,
+            descends,
             closes_loop,
         } = app;
         let call = self.call(
@@ -499,23 +502,15 @@ impl Lower {
         let Some(fid) = closes_loop else {
             return call;
         };
-        if tail_tagged {
-            return ev(move |m| {
-                // The iteration ends where the call enters the function again, once its
-                // arguments are evaluated (`Machine::invoke`).
-                m.self_call = Some((fid, chain));
-                call(m)
-            });
-        }
         ev(move |m| {
-            let deep = m.recursion_descends(fid);
-            m.self_call = Some((fid, if deep { chain } else { 0 }));
-            let result = call(m);
-            m.recursion_ascends(fid);
-            let result = result?;
-            // On the way back, a level ends where the call it made returns.
-            m.loop_returned(fid, return_chain);
-            Ok(result)
+            // The iteration ends where the call enters the function again, once its
+            // arguments are evaluated (`Machine::invoke`).
+            m.self_call = Some(SelfCall {
+                fid,
+                chain,
+                descends,
+            });
+            call(m)
         })
     }
 

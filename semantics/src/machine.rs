@@ -67,6 +67,16 @@ pub(crate) enum Callee {
     Value(Value),
 }
 
+/// A call of the running function by itself, on its way to entering it again.
+#[derive(Clone, Copy)]
+pub(crate) struct SelfCall {
+    pub fid: FunId,
+    /// The chain the loop it closes carries (see [`crate::issue`]).
+    pub chain: u32,
+    /// One level down a linear recursion (see [`crate::ir::App::descends`]).
+    pub descends: bool,
+}
+
 pub(crate) struct Machine<'p> {
     pub(crate) prog: &'p Executable,
     pub(crate) file: Value,
@@ -96,9 +106,8 @@ pub(crate) struct Machine<'p> {
     /// Calls and other instructions the loop iterations that ended so far accounted for.
     pub(crate) iterated_calls: u64,
     pub(crate) iterated_other: u64,
-    /// A self call on its way (its function and the chain it carries): it ends an iteration
-    /// when it enters the function.
-    pub(crate) self_call: Option<(FunId, u32)>,
+    /// A self call on its way: it ends an iteration when it enters the function.
+    pub(crate) self_call: Option<SelfCall>,
     /// Chain cycles counted beyond the whole ones, in `ISSUE_WIDTH`ths of a cycle.
     pub(crate) chain_fraction: u64,
     /// Set by a closure in tail position instead of calling (see [`PendingCall`]); only ever
@@ -485,6 +494,8 @@ impl<'p> Machine<'p> {
         let mut entered = None;
         // Whether the function running at this level has a native frame on the stack now.
         let mut framed = false;
+        // Entered one level down a linear recursion: the function and its way back's chain.
+        let mut way_back = None;
         let result = loop {
             let f = &prog.funs[fid as usize];
             let fresh = entered != Some(fid);
@@ -497,8 +508,17 @@ impl<'p> Machine<'p> {
             if f.is_loop {
                 match self.self_call {
                     // Entered again by its own call (a jump back, or one level deeper).
-                    Some((caller, chain)) if caller == fid => {
+                    Some(call) if call.fid == fid => {
                         self.self_call = None;
+                        let mut chain = call.chain;
+                        if call.descends {
+                            // One level down a linear recursion: its return ends a level of
+                            // the way back.
+                            way_back = Some((fid, f.return_chain));
+                            if !self.recursion_descends(fid) {
+                                chain = 0;
+                            }
+                        }
                         self.loop_iteration_ended(fid, chain);
                     }
                     _ if fresh => self.loop_entered(fid),
@@ -535,6 +555,12 @@ impl<'p> Machine<'p> {
                 Err(e) => break Err(e),
             }
         };
+        if let Some((fid, chain)) = way_back {
+            self.recursion_ascends(fid);
+            if result.is_ok() {
+                self.loop_returned(fid, chain);
+            }
+        }
         if framed {
             crate::heap::frame_left();
         }
