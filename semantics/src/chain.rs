@@ -45,7 +45,8 @@ const BOX: u32 = 2;
 /// line's cycle. Against the latencies of the instruction tables, the constant divisions and
 /// remainders come out slower (a multiply-high, shifts and a correction, all on the chain),
 /// `idiv` faster (its latency depends on the operands, here small), and a multiply of two
-/// tagged values 4: the untagging of one operand is off the chain.
+/// tagged values 4 through its left operand, whose decrement this core folds (a chain of
+/// `add $1` runs three to a cycle here), one more through its right one (see `Code::Op2`).
 fn op2_cycles(op: Op2) -> u32 {
     use Op2::*;
     match op {
@@ -53,7 +54,7 @@ fn op2_cycles(op: Op2) -> u32 {
         Add | Land | Lor => 1,
         // `sub` then `inc`; shifts untag, shift, retag.
         Sub | Lxor | Lsl | Lsr | Asr => 2,
-        // `imul`, retag (the other operand is untagged off the chain).
+        // `imul`, retag; through the right operand, its untagging shift too (see `lat`).
         Mul => 4,
         MulConst => 3,
         Div | Mod => 22,
@@ -273,6 +274,10 @@ impl<'a> Walker<'a> {
                     }
                 };
                 let (a, b) = (operand(self, &mut node.lhs), operand(self, &mut node.rhs));
+                // ocamlopt computes `a * b` as `(a - 1) * (b asr 1) + 1`: the right operand's
+                // untagging shift is on its chain, the left one's decrement is not (this
+                // core's renamer folds it).
+                let b = if node.op == Op2::Mul { plus(&b, 1) } else { b };
                 plus(&join(&a, &b), op2_cycles(node.op))
             }
             Code::BoxFloat(operand) => {
