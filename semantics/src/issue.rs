@@ -115,8 +115,9 @@ pub(crate) fn shadowed(other: u64, calls: u64) -> u64 {
 /// with the independent work around it, which overlaps it. Measured on the controls (one
 /// default run's measurements, recounted): `digit_sum`, five levels of `x / 10` a number, is
 /// missed by +42% when every level counts its way down, and by −10% (as without that chain)
-/// with a window of 16 or 32 levels. The way back is not windowed: `power`, 10 to 20 levels of a multiply and a
-/// remainder on its result, goes from −10% to −30% when its chain back is left out.
+/// with a window of 16 or 32 levels. The way back is not windowed: `power`, 10 to 20 levels
+/// of a multiply and a remainder on its result, goes from −10% to −30% when its chain back is
+/// left out.
 pub(crate) const RECURSION_WINDOW: u32 = 32;
 
 /// The chain cycles one iteration adds beside its issue, in `ISSUE_WIDTH`ths of a cycle:
@@ -136,6 +137,18 @@ pub(crate) struct IterationMark {
     control: u64,
     inner_calls: u64,
     inner_other: u64,
+}
+
+/// Where one function's loop stands on the clocks.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct LoopState {
+    /// Where its current iteration began.
+    iteration: IterationMark,
+    /// The instructions issued when one of its self calls last entered or returned: where a
+    /// level of a linear recursion's way back begins.
+    level_began: u64,
+    /// Its non-tail self calls under way, in a linear recursion.
+    depth: u32,
 }
 
 /// The clocks, and where loops read them.
@@ -197,27 +210,20 @@ impl Machine<'_> {
     /// Function `fid`, a loop, was entered (not jumped back to): its first iteration begins.
     #[inline(always)]
     pub(crate) fn loop_entered(&mut self, fid: FunId) {
-        let fid = fid as usize;
-        if self.loop_marks.len() <= fid {
-            self.loop_marks.resize(fid + 1, IterationMark::default());
-            self.return_marks.resize(fid + 1, 0);
-        }
-        self.loop_marks[fid] = self.iteration_mark();
-        self.return_marks[fid] = self.issued;
+        let (mark, issued) = (self.iteration_mark(), self.issued);
+        let state = &mut self.loops[fid as usize];
+        state.iteration = mark;
+        state.level_began = issued;
     }
 
     /// A self call of `fid` (carrying `chain` cycles) ended an iteration of its loop.
     #[inline(always)]
     pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: u32) {
-        let fid = fid as usize;
-        if self.loop_marks.len() <= fid {
-            self.loop_marks.resize(fid + 1, IterationMark::default());
-            self.return_marks.resize(fid + 1, 0);
-        }
-        let mut mark = self.loop_marks[fid];
+        let mut mark = self.loops[fid as usize].iteration;
         self.iteration_ended(chain, &mut mark);
-        self.loop_marks[fid] = mark;
-        self.return_marks[fid] = self.issued;
+        let state = &mut self.loops[fid as usize];
+        state.iteration = mark;
+        state.level_began = self.issued;
     }
 
     /// A non-tail self call of `fid` returned, carrying `chain` cycles from its result to the
@@ -227,31 +233,24 @@ impl Machine<'_> {
     /// shadow was weighed with the way down.
     #[inline(always)]
     pub(crate) fn loop_returned(&mut self, fid: FunId, chain: u32) {
-        let fid = fid as usize;
-        let Some(mark) = self.return_marks.get_mut(fid) else {
-            return;
-        };
-        let issued = self.issued - *mark;
-        *mark = self.issued;
-        self.add_chain_excess(excess(chain, issued));
+        let issued = self.issued;
+        let began = std::mem::replace(&mut self.loops[fid as usize].level_began, issued);
+        self.add_chain_excess(excess(chain, issued - began));
     }
 
     /// A non-tail self call of `fid` is made: whether the recursion is now deep enough for the
     /// chain of its way down to bind ([`RECURSION_WINDOW`]).
     #[inline(always)]
     pub(crate) fn recursion_descends(&mut self, fid: FunId) -> bool {
-        let fid = fid as usize;
-        if self.recursion_depths.len() <= fid {
-            self.recursion_depths.resize(fid + 1, 0);
-        }
-        self.recursion_depths[fid] += 1;
-        self.recursion_depths[fid] > RECURSION_WINDOW
+        let state = &mut self.loops[fid as usize];
+        state.depth += 1;
+        state.depth > RECURSION_WINDOW
     }
 
     /// The non-tail self call of `fid` returned (or raised).
     #[inline(always)]
     pub(crate) fn recursion_ascends(&mut self, fid: FunId) {
-        self.recursion_depths[fid as usize] -= 1;
+        self.loops[fid as usize].depth -= 1;
     }
 
     #[inline(always)]

@@ -96,13 +96,8 @@ pub(crate) struct Machine<'p> {
     /// last reset of `counts`: with `counts`, the clocks of [`crate::issue::IterationMark`].
     pub(crate) calls_before: u64,
     pub(crate) control_before: u64,
-    /// Where the current iteration of each recursive function's loop began.
-    pub(crate) loop_marks: Vec<crate::issue::IterationMark>,
-    /// Per loop function: the instruction clock when one of its self calls last entered or
-    /// returned, where a level of its way back begins (see [`crate::issue`]).
-    pub(crate) return_marks: Vec<u64>,
-    /// Per linear recursion: its non-tail self calls under way.
-    pub(crate) recursion_depths: Vec<u32>,
+    /// Per function, where its loop stands (see [`crate::issue::LoopState`]).
+    pub(crate) loops: Vec<crate::issue::LoopState>,
     /// Calls and other instructions the loop iterations that ended so far accounted for.
     pub(crate) iterated_calls: u64,
     pub(crate) iterated_other: u64,
@@ -180,9 +175,7 @@ impl<'p> Machine<'p> {
             issued: 0,
             calls_before: 0,
             control_before: 0,
-            loop_marks: Vec::new(),
-            return_marks: Vec::new(),
-            recursion_depths: Vec::new(),
+            loops: vec![Default::default(); prog.funs.len()],
             iterated_calls: 0,
             iterated_other: 0,
             self_call: None,
