@@ -116,7 +116,15 @@ pub fn fixed_instructions(construct: &str) -> Option<f64> {
 
 /// How far the programs in which an ordinary construct weighs may be missed, on average and
 /// weighted by its share of their instructions, before it is priced apart ([`misfit`]).
-pub const MISFIT_SHARE: f64 = 0.25;
+pub const MISFIT_SHARE: f64 = 0.15;
+
+/// The share of a program's ordinary instructions from which the program stresses a construct.
+pub const STRESS_SHARE: f64 = 0.20;
+
+/// How many programs must stress a construct for [`misfit`] to judge it, whatever its weight:
+/// as many as the training suite gives each construct, so that one program's layout accident
+/// does not pass into a constant of its own.
+pub const STRESSED_BY: usize = 3;
 
 /// Rounds of pricing misfits apart and fitting again.
 const MISFIT_ROUNDS: usize = 2;
@@ -128,8 +136,10 @@ const MISFIT_ROUNDS: usize = 2;
 /// than its instructions (`intcompare` and `raise_failwith` missed by −64% and −84% on one
 /// host, within ±15% on another) shows it in those constructs' own templates, and a constant
 /// of their own keeps the error out of `α` and every other construct's price. Decided on the
-/// training programs only, by the NNLS fit; a construct must weigh the equivalent of two
-/// programs' instructions to be judged.
+/// training programs only, by the NNLS fit; a construct is judged when it weighs the
+/// equivalent of two programs' instructions, or when [`STRESSED_BY`] programs each give it
+/// [`STRESS_SHARE`] of their instructions (three templates of a comparison, each a third
+/// comparisons, weigh one program's worth and are as telling).
 pub fn misfit(
     observations: &[Observation],
     per_occurrence: &BTreeMap<String, f64>,
@@ -166,18 +176,25 @@ pub fn misfit(
             }
         }
     }
-    let mut weighted: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+    // Per construct: the sum of its programs' errors weighted by its share, the sum of its
+    // shares, and how many programs stress it.
+    let mut weighted: BTreeMap<&str, (f64, f64, usize)> = BTreeMap::new();
     for (error, shares, points) in programs.values() {
         let n = *points as f64;
         for (construct, share) in shares {
             let w = weighted.entry(construct).or_default();
             w.0 += share / n * error / n;
             w.1 += share / n;
+            if share / n >= STRESS_SHARE {
+                w.2 += 1;
+            }
         }
     }
     weighted
         .into_iter()
-        .filter(|(_, (sum, weight))| *weight >= 2.0 && (sum / weight).abs() > MISFIT_SHARE)
+        .filter(|(_, (sum, weight, stressed))| {
+            (*weight >= 2.0 || *stressed >= STRESSED_BY) && (sum / weight).abs() > MISFIT_SHARE
+        })
         .map(|(construct, _)| construct.to_string())
         .collect()
 }
@@ -478,7 +495,7 @@ mod tests {
         };
         // A's programs are priced right; B's three run three times what α · 3 instructions
         // says (its share of their instructions 1, 0.94 and 0.75); Cheap is missed as badly
-        // but weighs a quarter of one program, too little to judge.
+        // but weighs a quarter of one program and is stressed by one, too little to judge.
         let observations = [
             at("a1", 100.0, &[("A", 100.0)]),
             at("a2", 60.0, &[("A", 50.0), ("FunApp", 10.0)]),
@@ -495,5 +512,45 @@ mod tests {
             at("b3", 110.0, &[("B", 50.0), ("Cheap", 50.0)]),
         ];
         assert!(misfit(&close, &per_occurrence, &nnls).is_empty());
+    }
+
+    #[test]
+    fn a_construct_stressed_by_three_programs_is_judged_though_it_weighs_less_than_two() {
+        let per_occurrence: BTreeMap<String, f64> = [("A", 1.0), ("Cond", 1.0)]
+            .iter()
+            .map(|(c, i)| (c.to_string(), *i))
+            .collect();
+        let nnls = MethodFit {
+            time_ns: [(
+                INSTRUCTIONS.to_string(),
+                ConstantEstimate {
+                    estimate: 1.0,
+                    ci_low: 1.0,
+                    ci_high: 1.0,
+                    std_error: None,
+                },
+            )]
+            .into(),
+            training_error_pct: 0.0,
+            bootstrap_resamples: 0,
+        };
+        let at = |program: &str, ns: f64, counts: &[(&str, f64)]| Observation {
+            program: program.into(),
+            ns_per_run: ns,
+            ..point(counts)
+        };
+        // Cond is a third of each of its programs' instructions (weight 1 in three) and each
+        // runs 1.5 times what the instructions say: missed by −33% a program. A, priced
+        // right in three programs of its own, dilutes its share of the miss below the
+        // threshold.
+        let stressed = |programs: usize| -> Vec<Observation> {
+            (0..programs)
+                .map(|i| at(&format!("c{i}"), 225.0, &[("A", 100.0), ("Cond", 50.0)]))
+                .chain((0..3).map(|i| at(&format!("a{i}"), 100.0, &[("A", 100.0)])))
+                .collect()
+        };
+        assert_eq!(misfit(&stressed(3), &per_occurrence, &nnls), vec!["Cond"]);
+        // Two programs: not judged.
+        assert!(misfit(&stressed(2), &per_occurrence, &nnls).is_empty());
     }
 }
