@@ -273,6 +273,43 @@ pub(crate) fn training_error_pct(
     per_program.iter().sum::<f64>() / per_program.len() as f64
 }
 
+/// The share of a program's predicted time from which the program stresses a construct.
+pub const SUPPORT_SHARE: f64 = 0.20;
+
+/// For each construct fitted a constant (a column of the design), the training programs that
+/// stress it: those in which it makes up at least [`SUPPORT_SHARE`] of the predicted time, on
+/// average over the program's points. A constant that fewer than three programs stress carries
+/// their surroundings, and their layout accidents, into every prediction that uses it.
+pub(crate) fn support(design: &Design, costs: &[f64]) -> BTreeMap<String, Vec<String>> {
+    let mut support: BTreeMap<String, Vec<String>> = design
+        .constructs
+        .iter()
+        .map(|construct| (construct.clone(), Vec::new()))
+        .collect();
+    for (program, rows) in design.program_rows.iter().enumerate() {
+        let mut shares = vec![0.0; design.columns()];
+        for &row in rows {
+            let parts: Vec<f64> = (0..design.columns())
+                .map(|column| (design.counts[(row, column)] * costs[column]).max(0.0))
+                .collect();
+            let total: f64 = parts.iter().sum();
+            if total > 0.0 {
+                for (share, part) in shares.iter_mut().zip(&parts) {
+                    *share += part / total / rows.len() as f64;
+                }
+            }
+        }
+        for (column, share) in shares.iter().enumerate() {
+            if *share >= SUPPORT_SHARE {
+                if let Some(programs) = support.get_mut(&design.constructs[column]) {
+                    programs.push(design.programs[program].clone());
+                }
+            }
+        }
+    }
+    support
+}
+
 /// Median over points of the spread between code layouts, (max − min) / mean in percent:
 /// the floor under any model's error (docs/design.md). `None` without multi-layout points.
 pub(crate) fn layout_spread_pct(observations: &[Observation]) -> Option<f64> {
@@ -350,5 +387,40 @@ mod tests {
             .unwrap();
         let expected = 1.0 / (1.0 - cosine * cosine);
         assert!((vif[0] / expected - 1.0).abs() < 1e-9 && (vif[1] / expected - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_program_supports_the_constructs_that_make_a_fifth_of_its_time() {
+        let at = |program: &str, size: u64, counts: &[(&str, f64)]| Observation {
+            program: program.into(),
+            size,
+            ns_per_run: 100.0,
+            ns_per_run_layouts: vec![100.0],
+            ns_ci: (99.0, 101.0),
+            words_per_run: 0.0,
+            minor_collections_per_run: 0.0,
+            promoted_words_per_run: 0.0,
+            ns_per_minor_collection: None,
+            counts: counts.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+        };
+        // Costs (columns sorted): Add 1 ns, Div 10 ns, Miss 50 ns.
+        let observations = [
+            // Div is 10/110 of `adds`' time at its first size and 40/140 at its second:
+            // 18% on average, short of a fifth.
+            at("adds", 1, &[("Add", 100.0), ("Div", 1.0)]),
+            at("adds", 2, &[("Add", 100.0), ("Div", 4.0)]),
+            at("divs", 1, &[("Add", 10.0), ("Div", 10.0)]),
+            at("divs", 2, &[("Add", 20.0), ("Div", 20.0)]),
+            at("miss", 1, &[("Add", 100.0), ("Miss", 1.0)]),
+            at("miss", 2, &[("Add", 200.0), ("Miss", 2.0)]),
+        ];
+        let design = Design::build(&observations).unwrap();
+        assert_eq!(design.constructs, ["Add", "Div", "Miss"]);
+        let programs = support(&design, &[1.0, 10.0, 50.0]);
+        assert_eq!(programs["Add"], ["adds", "miss"]);
+        assert_eq!(programs["Div"], ["divs"]);
+        assert_eq!(programs["Miss"], ["miss"]);
+        // A cheaper miss no longer weighs a fifth of `miss`: nothing stresses it.
+        assert!(support(&design, &[1.0, 10.0, 20.0])["Miss"].is_empty());
     }
 }

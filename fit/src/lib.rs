@@ -252,6 +252,12 @@ pub(crate) fn fit_time(
         lopo_error_pct: BTreeMap::new(),
         lopo_error_pct_by_program: BTreeMap::new(),
         lopo_skipped: BTreeMap::new(),
+        support: full
+            .solutions
+            .get(&Method::Nnls)
+            .or_else(|| full.solutions.values().next())
+            .map(|solution| diagnostics::support(&design, &design.to_costs(solution)))
+            .unwrap_or_default(),
         bootstrap_failures: draws.failed.clone(),
         layout_spread_pct: diagnostics::layout_spread_pct(observations),
         measurement_ci_pct: diagnostics::measurement_ci_pct(observations),

@@ -63,6 +63,11 @@ pub struct Diagnostics {
     /// Programs not left out: without them these constructs are not identifiable (or barely:
     /// the remaining suite's condition number would exceed max(1000, 10 x this one's)).
     pub lopo_skipped: BTreeMap<String, Vec<String>>,
+    /// Construct with a constant of its own -> the training programs that stress it (at least
+    /// a fifth of their predicted time, NNLS or the first method fitted; see
+    /// `diagnostics::support`). Empty in models written before it was kept.
+    #[serde(default)]
+    pub support: BTreeMap<String, Vec<String>>,
     /// Method -> bootstrap resamples on which it failed.
     pub bootstrap_failures: BTreeMap<Method, usize>,
     /// Median over points of (max − min) / mean across code layouts, percent.

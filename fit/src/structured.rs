@@ -364,9 +364,13 @@ pub fn structure(
         .iter()
         .map(|(method, fit)| (*method, expand(fit, &per_occurrence)))
         .collect();
+    // The ordinary constructs share `α`, which every program supports: only the constants of
+    // their own are listed.
+    let mut diagnostics = fitted.diagnostics;
+    diagnostics.support.remove(INSTRUCTIONS);
     model.free = Some(FreeFit {
         methods: std::mem::replace(&mut model.methods, methods),
-        diagnostics: std::mem::replace(&mut model.diagnostics, fitted.diagnostics),
+        diagnostics: std::mem::replace(&mut model.diagnostics, diagnostics),
     });
     model.time_model = TimeModel::Structured {
         ns_per_instruction,

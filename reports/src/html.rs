@@ -99,6 +99,10 @@ struct CostRow<'a> {
     bytes: Option<&'a i64>,
     raw_bytes: Option<&'a f64>,
     vif: Option<&'a f64>,
+    /// The training programs that stress the construct (a constant of its own only).
+    support: Option<&'a Vec<String>>,
+    /// Fewer of them than the fit calls well supported.
+    thin: bool,
 }
 
 /// A method's cost of a construct; without an estimate when the method did not fit it (the
@@ -150,6 +154,12 @@ fn cost_rows(model: &fit::CostModel) -> Vec<CostRow<'_>> {
             bytes: model.memory_bytes.get(name),
             raw_bytes: model.memory_fit.raw_bytes.get(name),
             vif: model.diagnostics.vif.get(name),
+            support: model.diagnostics.support.get(name),
+            thin: model
+                .diagnostics
+                .support
+                .get(name)
+                .is_some_and(|programs| programs.len() < crate::terminal::WELL_SUPPORTED),
         })
         .collect()
 }

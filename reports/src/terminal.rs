@@ -227,6 +227,9 @@ pub fn model_summary(name: &str, model: &fit::CostModel) -> String {
     if let Some(line) = time_model_line(model) {
         out.push_str(&line);
     }
+    if let Some(line) = thin_support_line(&model.diagnostics) {
+        out.push_str(&line);
+    }
     if let Some(t) = model.gc.ns_per_minor_collection {
         out.push_str(&format!(
             "GC: minor heap {} bytes, {:.0} ns per minor collection (95% CI {:.0} .. {:.0})\n",
@@ -234,6 +237,32 @@ pub fn model_summary(name: &str, model: &fit::CostModel) -> String {
         ));
     }
     out
+}
+
+/// Fewer programs than this stressing a constant, and the fit says so.
+pub const WELL_SUPPORTED: usize = 3;
+
+/// The constants that fewer than [`WELL_SUPPORTED`] training programs stress, with those
+/// programs: where one program's surroundings become a construct's price. `None` when every
+/// constant is well supported (or the model predates the diagnostic).
+pub fn thin_support_line(d: &fit::Diagnostics) -> Option<String> {
+    let thin: Vec<String> = d
+        .support
+        .iter()
+        .filter(|(_, programs)| programs.len() < WELL_SUPPORTED)
+        .map(|(construct, programs)| match programs.is_empty() {
+            true => format!("{construct} (none)"),
+            false => format!("{construct} ({})", programs.join(", ")),
+        })
+        .collect();
+    (!thin.is_empty()).then(|| {
+        format!(
+            "{} of {} constants rest on fewer than {WELL_SUPPORTED} programs (each giving the construct a fifth of its time): {}\n",
+            thin.len(),
+            d.support.len(),
+            thin.join("; ")
+        )
+    })
 }
 
 /// What the structured model's constants rest on, and how it and the free fit predict the
