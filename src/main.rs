@@ -15,7 +15,7 @@ use std::process::ExitCode;
 const AFTER_HELP: &str = "\
 Exit status: 0 = fine; 1 = a significant regression found (compare); 2 = an error (including a
 program that does not build or verify).
-Design (pipeline, run directory, measuring protocol, model, statistics): docs/design.md.";
+Design (pipeline, run directory, measuring protocol, model, statistics): docs/design.md and the files it lists.";
 
 /// Exit status of an error; 1 is reserved for a regression, which a nightly job acts on
 /// differently from a broken run.

@@ -311,7 +311,7 @@ pub(crate) fn support(design: &Design, costs: &[f64]) -> BTreeMap<String, Vec<St
 }
 
 /// Median over points of the spread between code layouts, (max − min) / mean in percent:
-/// the floor under any model's error (docs/design.md). `None` without multi-layout points.
+/// the floor under any model's error (docs/measuring.md). `None` without multi-layout points.
 pub(crate) fn layout_spread_pct(observations: &[Observation]) -> Option<f64> {
     let spreads: Vec<f64> = observations
         .iter()

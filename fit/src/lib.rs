@@ -52,7 +52,7 @@
 //! Bootstrap percentile intervals (default 1000 resamples, 95%) per constant and method. Each
 //! resample draws sizes with replacement within each program, and draws each program's code
 //! layout effect: a layout variant is one build measured at every size, so its placement
-//! accident (up to 4x on call-heavy code, docs/design.md) is one random effect shared by the
+//! accident (up to 4x on call-heavy code, docs/measuring.md) is one random effect shared by the
 //! program's points, known from only L builds. The draw is Student-t with L − 1 degrees of
 //! freedom scaled by each point's layout spread, which gives a constant resting on one program
 //! the t-interval of its layout mean. On six synthetic suites with four layouts, resampling the

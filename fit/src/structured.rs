@@ -12,7 +12,7 @@
 //! the mutator's instruction count), the runtime's C code, and control transfer. About twenty
 //! constants instead of eighty: measured on one default run (131 training programs, 60
 //! controls), the controls' NNLS error went from 27.2% to 25.1% and the median
-//! leave-one-program-out error from 25.1% to 21.3% (docs/design.md, "The model").
+//! leave-one-program-out error from 25.1% to 21.3% (docs/model.md, "The model").
 //!
 //! The fit itself is [`crate::fit`] on derived observations: the ordinary constructs' counts
 //! collapse into one column, [`INSTRUCTIONS`], holding `Σ n_c I_c`; [`expand`] then turns the

@@ -30,7 +30,7 @@ const READING_EVERY: Duration = Duration::from_secs(1);
 pub const DISTURBED_ABOVE: f64 = 0.20;
 /// The typical level: the first quartile of a run's readings, the machine's quiet speed as
 /// long as a quarter of the run was quiet. The median is not: in some runs of this machine a
-/// neighbour slowed the canary 1.8× for 60% of a stage (docs/design.md, "The canary"), and a
+/// neighbour slowed the canary 1.8× for 60% of a stage (docs/measuring.md, "The canary"), and a
 /// median taken then is the slow level, which flags nothing.
 const TYPICAL_QUANTILE: f64 = 0.25;
 

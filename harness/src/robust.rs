@@ -6,7 +6,7 @@
 //! **fastest half** of a point's visits: as long as fewer than half of its visits fell in a
 //! slow phase it does not move, and averaging half the visits rather than keeping the single
 //! fastest keeps its own noise low (the minimum of eight noisy visits is both further below
-//! the truth and more variable). `docs/design.md` gives the measurements behind the choice.
+//! the truth and more variable). `docs/measuring.md` gives the measurements behind the choice.
 //! Its 95% interval comes from resampling the visits: noise that drifts between visits widens
 //! the interval instead of hiding in it.
 

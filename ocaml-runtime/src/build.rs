@@ -47,7 +47,7 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
 
 /// Alignment of a compilation unit's text in the linked binary.
 const UNIT_ALIGN_BYTES: u64 = 16;
-/// The period of the layout effect (docs/design.md): one cache line.
+/// The period of the layout effect (docs/measuring.md): one cache line.
 const LAYOUT_PERIOD_BYTES: u64 = 64;
 /// Most padding functions tried when looking for a layout's offset.
 const MAX_PAD_FUNCTIONS: u32 = 64;

@@ -2,7 +2,7 @@
 //! rounds. Measured one stage after the other, the controls met whatever the machine did in
 //! their minutes alone: in two of four default runs they came out about 5% slower than the
 //! training stage's own level, a drift the canary did not see, so validation errors and A/A
-//! comparisons moved with it. Interleaved, a drift moves both alike (docs/design.md, "One
+//! comparisons moved with it. Interleaved, a drift moves both alike (docs/measuring.md, "One
 //! timing stage").
 //!
 //! The controls are counted and built before timing (as validation would), measured under
@@ -26,7 +26,7 @@ pub const CONTROL_PREFIX: &str = "control:";
 /// Controls are validated, not fitted: four layouts average their layout effect well enough
 /// (a default run's controls spread 11% across layouts, so the mean of four is within about
 /// ±6%, far inside the model's error), and the visits saved keep the default suite within its
-/// time budget (docs/design.md, "Choosing the budget").
+/// time budget (docs/measuring.md, "Choosing the budget").
 pub fn control_layouts(layouts: u32) -> u32 {
     layouts.min(CONTROL_LAYOUTS)
 }

@@ -39,7 +39,7 @@ pub fn observations(
                 size: e.size,
                 // The plain slope: collections are inside it, amortised over the runs, and the
                 // counts price what makes them dear (PromotedWord, ScannedFrame). The harness's
-                // separation of GC time is too unstable to subtract (docs/design.md).
+                // separation of GC time is too unstable to subtract (docs/model.md, "The model").
                 ns_per_run: e.ns_per_run.estimate,
                 ns_per_run_layouts: e
                     .layouts

@@ -19,7 +19,7 @@ pub fn section(data: &RunData) -> String {
         html.push_str("<p>Instructions per run were not counted: valgrind is not installed (scripts/setup.sh installs it), or the run was made without --instructions.</p></section>");
         return html;
     }
-    html.push_str("<p>Counted under valgrind (callgrind), a deterministic metric beside time; fitted on the same counts (docs/design.md, \"Instructions\").</p>");
+    html.push_str("<p>Counted under valgrind (callgrind), a deterministic metric beside time; fitted on the same counts (docs/instructions.md).</p>");
     for c in &data.compilers {
         let Some(model) = &c.model else { continue };
         let Some(fit) = model.instructions.get(&fit::Method::Nnls) else {

@@ -43,7 +43,7 @@ pub struct MeasureArgs {
     /// Growth factor of successive batch sizes (Core_bench: a few percent).
     #[arg(long, default_value_t = 1.05)]
     pub growth: f64,
-    /// Code-layout variants built and measured per program (docs/design.md) [default: 4 for
+    /// Code-layout variants built and measured per program (docs/measuring.md) [default: 4 for
     /// bench and build (a run's own when rebuilding a run), 8 for suite, 2 for suite --quick].
     #[arg(long)]
     pub layouts: Option<u32>,

@@ -29,7 +29,7 @@ pub struct CompareArgs {
     pub method: fit::Method,
     /// Changes within ±this many percent are run-to-run noise: no verdict of faster or
     /// slower, however narrow the intervals (two runs of one compiler on one machine agree
-    /// to within this; see docs/design.md).
+    /// to within this; see docs/model.md, "Statistics").
     #[arg(long, default_value_t = 3.0)]
     pub noise: f64,
     /// Costs below this many ns in both models are too small to compare.

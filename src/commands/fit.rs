@@ -17,7 +17,7 @@ pub struct FitArgs {
     pub resamples: usize,
     /// One free constant per construct (the paper's model), even where instructions were
     /// counted; by default ordinary constructs are priced by their instructions
-    /// (docs/design.md, "The model").
+    /// (docs/model.md, "The model").
     #[arg(long)]
     pub free: bool,
 }

@@ -41,7 +41,7 @@ pub struct SuiteArgs {
     pub history: PathBuf,
     /// Do not count instructions per run under valgrind. They are counted by default, after
     /// timing, when valgrind is installed (about +2.5 minutes on the default suite; see
-    /// docs/design.md, "Instructions").
+    /// docs/instructions.md).
     #[arg(long, conflicts_with = "instructions")]
     pub no_instructions: bool,
     /// Count instructions per run (the default; kept so that older scripts still run).
@@ -81,7 +81,7 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         }
         // Six visits of 12 ms per (point, layout), eight layouts, three sizes per program:
         // the budget that keeps the timing of the default suite under ten minutes here while
-        // each estimate rests on enough visits and layouts to reproduce (docs/design.md,
+        // each estimate rests on enough visits and layouts to reproduce (docs/measuring.md,
         // "Choosing the budget").
         let quota = if args.quick {
             Duration::from_millis(40)
@@ -178,7 +178,7 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     } else {
         pipeline::instructions_stage::DEFAULT_LAYOUTS
     };
-    // Counted by default since two runs give the same counts (docs/design.md); without
+    // Counted by default since two runs give the same counts (docs/instructions.md); without
     // valgrind the stage itself prints the one line saying so.
     let counted = if args.no_instructions {
         eprintln!("mlcost: instructions per run not counted (--no-instructions)");
