@@ -278,8 +278,9 @@ pub const SUPPORT_SHARE: f64 = 0.20;
 
 /// For each construct fitted a constant (a column of the design), the training programs that
 /// stress it: those in which it makes up at least [`SUPPORT_SHARE`] of the predicted time, on
-/// average over the program's points. A constant that fewer than three programs stress carries
-/// their surroundings, and their layout accidents, into every prediction that uses it.
+/// average over the program's points. A constant that fewer than
+/// [`WELL_SUPPORTED`](crate::model::WELL_SUPPORTED) programs stress carries their
+/// surroundings, and their layout accidents, into every prediction that uses it.
 pub(crate) fn support(design: &Design, costs: &[f64]) -> BTreeMap<String, Vec<String>> {
     let mut support: BTreeMap<String, Vec<String>> = design
         .constructs
@@ -391,17 +392,8 @@ mod tests {
 
     #[test]
     fn a_program_supports_the_constructs_that_make_a_fifth_of_its_time() {
-        let at = |program: &str, size: u64, counts: &[(&str, f64)]| Observation {
-            program: program.into(),
-            size,
-            ns_per_run: 100.0,
-            ns_per_run_layouts: vec![100.0],
-            ns_ci: (99.0, 101.0),
-            words_per_run: 0.0,
-            minor_collections_per_run: 0.0,
-            promoted_words_per_run: 0.0,
-            ns_per_minor_collection: None,
-            counts: counts.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+        let at = |program: &str, size: u64, counts: &[(&str, f64)]| {
+            Observation::for_test(program, size, 100.0, counts)
         };
         // Costs (columns sorted): Add 1 ns, Div 10 ns, Miss 50 ns.
         let observations = [

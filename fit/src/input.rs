@@ -38,6 +38,31 @@ pub struct Observation {
     pub counts: BTreeMap<String, f64>,
 }
 
+#[cfg(test)]
+impl Observation {
+    /// A point of one layout measured at `ns_per_run` (±1%), collecting nothing: what the
+    /// fit's unit tests build.
+    pub(crate) fn for_test(
+        program: &str,
+        size: u64,
+        ns_per_run: f64,
+        counts: &[(&str, f64)],
+    ) -> Self {
+        Observation {
+            program: program.into(),
+            size,
+            ns_per_run,
+            ns_per_run_layouts: vec![ns_per_run],
+            ns_ci: (0.99 * ns_per_run, 1.01 * ns_per_run),
+            words_per_run: 0.0,
+            minor_collections_per_run: 0.0,
+            promoted_words_per_run: 0.0,
+            ns_per_minor_collection: None,
+            counts: counts.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+        }
+    }
+}
+
 /// The machine and compiler the observations come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitContext {

@@ -113,7 +113,7 @@ pub use crate::input::{FitContext, FitOptions, Method, Observation, MIN_BOOTSTRA
 pub use crate::memory::MemoryFit;
 pub use crate::model::{
     BootstrapSettings, ConstantEstimate, CostModel, Counting, Diagnostics, FreeFit, MethodFit,
-    TimeModel, WORD_BYTES,
+    TimeModel, WELL_SUPPORTED, WORD_BYTES,
 };
 pub use crate::separability::{separability, Separability};
 pub use crate::structured::structure;

@@ -76,7 +76,19 @@ pub struct Diagnostics {
     pub measurement_ci_pct: Option<f64>,
 }
 
+/// How many training programs must stress a construct for its constant to count as well
+/// supported (`Diagnostics::support`), and for the misfit rule to judge it.
+pub const WELL_SUPPORTED: usize = 3;
+
 impl Diagnostics {
+    /// Whether `construct` has a constant of its own that fewer than [`WELL_SUPPORTED`]
+    /// programs stress.
+    pub fn is_thinly_supported(&self, construct: &str) -> bool {
+        self.support
+            .get(construct)
+            .is_some_and(|programs| programs.len() < WELL_SUPPORTED)
+    }
+
     pub(crate) fn set_leave_one_program_out(&mut self, lopo: LeaveOneProgramOut) {
         self.lopo_error_pct = lopo.error_pct;
         self.lopo_error_pct_by_program = lopo.error_pct_by_program;

@@ -122,9 +122,9 @@ pub const MISFIT_SHARE: f64 = 0.15;
 pub const STRESS_SHARE: f64 = 0.20;
 
 /// How many programs must stress a construct for [`misfit`] to judge it, whatever its weight:
-/// as many as the training suite gives each construct, so that one program's layout accident
-/// does not pass into a constant of its own.
-pub const STRESSED_BY: usize = 3;
+/// as many as a constant needs to count as well supported, so that one program's layout
+/// accident does not pass into a constant of its own.
+pub const STRESSED_BY: usize = crate::model::WELL_SUPPORTED;
 
 /// Rounds of pricing misfits apart and fitting again.
 const MISFIT_ROUNDS: usize = 2;
@@ -385,18 +385,31 @@ mod tests {
     use super::*;
 
     fn point(counts: &[(&str, f64)]) -> Observation {
-        Observation {
-            program: "p".into(),
-            size: 10,
-            ns_per_run: 100.0,
-            ns_per_run_layouts: vec![100.0],
-            ns_ci: (99.0, 101.0),
-            words_per_run: 0.0,
-            minor_collections_per_run: 0.0,
-            promoted_words_per_run: 0.0,
-            ns_per_minor_collection: None,
-            counts: counts.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+        Observation::for_test("p", 10, 100.0, counts)
+    }
+
+    /// A fit with these constants, each its own interval.
+    fn fitted(constants: &[(&str, f64)]) -> MethodFit {
+        MethodFit {
+            time_ns: constants
+                .iter()
+                .map(|&(construct, estimate)| {
+                    let constant = ConstantEstimate {
+                        estimate,
+                        ci_low: estimate,
+                        ci_high: estimate,
+                        std_error: None,
+                    };
+                    (construct.to_string(), constant)
+                })
+                .collect(),
+            training_error_pct: 0.0,
+            bootstrap_resamples: 0,
         }
+    }
+
+    fn at(program: &str, ns: f64, counts: &[(&str, f64)]) -> Observation {
+        Observation::for_test(program, 10, ns, counts)
     }
 
     #[test]
@@ -477,26 +490,7 @@ mod tests {
             .iter()
             .map(|(c, i)| (c.to_string(), *i))
             .collect();
-        let constant = |estimate| ConstantEstimate {
-            estimate,
-            ci_low: estimate,
-            ci_high: estimate,
-            std_error: None,
-        };
-        let nnls = MethodFit {
-            time_ns: [
-                (INSTRUCTIONS.to_string(), constant(0.5)),
-                ("FunApp".to_string(), constant(1.0)),
-            ]
-            .into(),
-            training_error_pct: 0.0,
-            bootstrap_resamples: 0,
-        };
-        let at = |program: &str, ns: f64, counts: &[(&str, f64)]| Observation {
-            program: program.into(),
-            ns_per_run: ns,
-            ..point(counts)
-        };
+        let nnls = fitted(&[(INSTRUCTIONS, 0.5), ("FunApp", 1.0)]);
         // A's programs are priced right; B's three run three times what α · 3 instructions
         // says (its share of their instructions 1, 0.94 and 0.75); Cheap is missed as badly
         // but weighs a quarter of one program and is stressed by one, too little to judge.
@@ -524,25 +518,7 @@ mod tests {
             .iter()
             .map(|(c, i)| (c.to_string(), *i))
             .collect();
-        let nnls = MethodFit {
-            time_ns: [(
-                INSTRUCTIONS.to_string(),
-                ConstantEstimate {
-                    estimate: 1.0,
-                    ci_low: 1.0,
-                    ci_high: 1.0,
-                    std_error: None,
-                },
-            )]
-            .into(),
-            training_error_pct: 0.0,
-            bootstrap_resamples: 0,
-        };
-        let at = |program: &str, ns: f64, counts: &[(&str, f64)]| Observation {
-            program: program.into(),
-            ns_per_run: ns,
-            ..point(counts)
-        };
+        let nnls = fitted(&[(INSTRUCTIONS, 1.0)]);
         // Cond is a third of each of its programs' instructions (weight 1 in three) and each
         // runs 1.5 times what the instructions say: missed by −33% a program. A, priced
         // right in three programs of its own, dilutes its share of the miss below the

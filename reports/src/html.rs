@@ -155,11 +155,7 @@ fn cost_rows(model: &fit::CostModel) -> Vec<CostRow<'_>> {
             raw_bytes: model.memory_fit.raw_bytes.get(name),
             vif: model.diagnostics.vif.get(name),
             support: model.diagnostics.support.get(name),
-            thin: model
-                .diagnostics
-                .support
-                .get(name)
-                .is_some_and(|programs| programs.len() < crate::terminal::WELL_SUPPORTED),
+            thin: model.diagnostics.is_thinly_supported(name),
         })
         .collect()
 }

@@ -239,17 +239,14 @@ pub fn model_summary(name: &str, model: &fit::CostModel) -> String {
     out
 }
 
-/// Fewer programs than this stressing a constant, and the fit says so.
-pub const WELL_SUPPORTED: usize = 3;
-
-/// The constants that fewer than [`WELL_SUPPORTED`] training programs stress, with those
+/// The constants that fewer than [`fit::WELL_SUPPORTED`] training programs stress, with those
 /// programs: where one program's surroundings become a construct's price. `None` when every
 /// constant is well supported (or the model predates the diagnostic).
 pub fn thin_support_line(d: &fit::Diagnostics) -> Option<String> {
     let thin: Vec<String> = d
         .support
         .iter()
-        .filter(|(_, programs)| programs.len() < WELL_SUPPORTED)
+        .filter(|(construct, _)| d.is_thinly_supported(construct))
         .map(|(construct, programs)| match programs.is_empty() {
             true => format!("{construct} (none)"),
             false => format!("{construct} ({})", programs.join(", ")),
@@ -257,9 +254,10 @@ pub fn thin_support_line(d: &fit::Diagnostics) -> Option<String> {
         .collect();
     (!thin.is_empty()).then(|| {
         format!(
-            "{} of {} constants rest on fewer than {WELL_SUPPORTED} programs (each giving the construct a fifth of its time): {}\n",
+            "{} of {} constants rest on fewer than {} programs (each giving the construct a fifth of its time): {}\n",
             thin.len(),
             d.support.len(),
+            fit::WELL_SUPPORTED,
             thin.join("; ")
         )
     })
