@@ -318,11 +318,18 @@ impl Lower {
                     b(m)
                 })
             }
+            // A `&&` or `||` whose value is returned is `if a then b else false` in tail
+            // position: the first operand's jump and the returns, no flag built.
             Code::And(b) => {
                 let (a, b) = (self.cond(b.0), self.code(b.1, tail));
+                let site = self.site();
+                let counted = (!tail).then_some(Counter::BoolAnd);
                 ev(move |m| {
-                    m.count(Counter::BoolAnd);
-                    if !a(m)? {
+                    if let Some(c) = counted {
+                        m.count(c);
+                    }
+                    let first = a(m)?;
+                    if !m.branch(site, first) {
                         return Ok(Value::Int(0));
                     }
                     b(m)
@@ -330,9 +337,14 @@ impl Lower {
             }
             Code::Or(b) => {
                 let (a, b) = (self.cond(b.0), self.code(b.1, tail));
+                let site = self.site();
+                let counted = (!tail).then_some(Counter::BoolOr);
                 ev(move |m| {
-                    m.count(Counter::BoolOr);
-                    if a(m)? {
+                    if let Some(c) = counted {
+                        m.count(c);
+                    }
+                    let first = a(m)?;
+                    if m.branch(site, first) {
                         return Ok(Value::Int(1));
                     }
                     b(m)
@@ -387,26 +399,29 @@ impl Lower {
                     Ok(m.op2(op, pos, x, y)?.into_int() != 0)
                 })
             }
+            // In a condition `not`, `&&` and `||` compile to their operands' own branches
+            // (the jumps' targets swapped or chained): no instruction of their own, so they
+            // are counted only as values.
             Code::Op1(Op1::Not, a) => {
                 let a = self.cond(*a);
-                cond_ev(move |m| {
-                    let v = a(m)?;
-                    m.count(Counter::BoolNot);
-                    Ok(!v)
-                })
+                cond_ev(move |m| Ok(!a(m)?))
             }
+            // Each operand is a branch of its own in native code: the first one's outcome is
+            // recorded here, the last one's where the condition is used.
             Code::And(b) => {
                 let (a, b) = (self.cond(b.0), self.cond(b.1));
+                let site = self.site();
                 cond_ev(move |m| {
-                    m.count(Counter::BoolAnd);
-                    Ok(a(m)? && b(m)?)
+                    let first = a(m)?;
+                    Ok(m.branch(site, first) && b(m)?)
                 })
             }
             Code::Or(b) => {
                 let (a, b) = (self.cond(b.0), self.cond(b.1));
+                let site = self.site();
                 cond_ev(move |m| {
-                    m.count(Counter::BoolOr);
-                    Ok(a(m)? || b(m)?)
+                    let first = a(m)?;
+                    Ok(m.branch(site, first) || b(m)?)
                 })
             }
             // A boolean value: compared with `true`, then a jump.

@@ -119,9 +119,14 @@ impl Lower {
                 let (cond, body, chain) = *w;
                 let polls = crate::poll::loop_polls(&[&cond, &body]);
                 let (cond, body) = (self.cond(cond), self.code(body, false));
+                let site = self.site();
                 ev(move |m| {
                     let mut mark = m.iteration_mark();
-                    while cond(m)? {
+                    loop {
+                        let go_on = cond(m)?;
+                        if !m.branch(site, go_on) {
+                            break;
+                        }
                         m.count(Counter::WhileIter);
                         body(m)?.release();
                         if polls {

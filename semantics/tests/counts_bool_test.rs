@@ -51,3 +51,33 @@ let run n = if even n && n > 2 then 1 else 0";
     assert_eq!(tests(mixed, 4), 1);
     assert_eq!(tests(mixed, 3), 1);
 }
+
+#[test]
+fn and_or_not_build_a_flag_only_as_values_not_returned() {
+    let bool_count = |source: &str, construct: &str| count_of(source, 10, construct);
+    // In a condition: the operands' jumps, no BoolAnd, BoolOr or BoolNot (10 iterations).
+    let condition = "
+let input n = n
+let run n =
+  let c = ref 0 in
+  for i = 1 to n do if (i > 3 && i < 8) || not (i <> 5) then incr c done;
+  !c";
+    assert_eq!(bool_count(condition, "BoolAnd"), 0);
+    assert_eq!(bool_count(condition, "BoolOr"), 0);
+    assert_eq!(bool_count(condition, "BoolNot"), 0);
+    // Returned, as `exists` writes it: `if p x then true else exists p t` in tail position,
+    // no flag built (10 elements, none found).
+    let returned = "
+let rec exists p l = match l with [] -> false | x :: t -> p x || exists p t
+let input n = List.init n (fun i -> i)
+let run l = exists (fun x -> x < 0) l";
+    assert_eq!(bool_count(returned, "BoolOr"), 0);
+    // Stored in a list: a flag per element, each one `&&` and one `not`.
+    let stored = "
+let rec flags l = match l with [] -> [] | x :: t -> (x > 2 && not (x = 7)) :: flags t
+let input n = List.init n (fun i -> i)
+let run l = flags l";
+    assert_eq!(bool_count(stored, "BoolAnd"), 10);
+    // `not (x = 7)` runs where x > 2: x = 3 … 9.
+    assert_eq!(bool_count(stored, "BoolNot"), 7);
+}

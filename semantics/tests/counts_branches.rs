@@ -66,3 +66,57 @@ let input n = n
 let run n = sum n 0";
     assert!(branch_misses(biased, 100_000) < 150);
 }
+
+/// Coin tosses in an array, one per element.
+const TOSSES: &str = "
+let next s = (s * 1103515245 + 12345) land 1073741823
+let tosses n seed =
+  let a = Array.make n 0 in
+  let s = ref seed in
+  for i = 0 to n - 1 do s := next !s; a.(i) <- (!s lsr 20) land 1 done;
+  a";
+
+#[test]
+fn a_while_test_and_the_first_operand_of_an_and_are_branches_of_their_own() {
+    // The inner loop's test ends on a coin toss (its first operand, `!i < n`, is biased):
+    // each element is tested once, so a long run misses up to half of them, a short one few
+    // (the model's tables hold it; under a tenth are contexts its history does not tell apart).
+    let runs = format!(
+        "{TOSSES}
+let input n = tosses n 5
+let run a =
+  let n = Array.length a in
+  let i = ref 0 in
+  let runs = ref 0 in
+  while !i < n do
+    while !i < n && a.(!i) = 1 do incr i done;
+    incr runs;
+    incr i
+  done;
+  !runs"
+    );
+    let long = branch_misses(&runs, 200_000);
+    assert!((60_000..110_000).contains(&long), "while, long {long}");
+    let short = branch_misses(&runs, 500);
+    assert!(short < 50, "while, short {short}");
+    // `a && b` in a condition is two branches: the first a coin toss at every element, the
+    // second one at half of them. Counted as one branch taken in a quarter of the elements,
+    // the misses would be at most a quarter of them; with both, half of the first's tosses
+    // and half of the second's: three quarters.
+    let both = format!(
+        "{TOSSES}
+let input n = (tosses n 5, tosses n 9)
+let run (a, b) =
+  let k = ref 0 in
+  for i = 0 to Array.length a - 1 do
+    if a.(i) = 1 && b.(i) = 1 then incr k
+  done;
+  !k"
+    );
+    let n = 200_000;
+    let misses = branch_misses(&both, n);
+    assert!(
+        (120_000..160_000).contains(&misses),
+        "&&: {misses} misses over {n} elements"
+    );
+}
