@@ -51,7 +51,7 @@ const fn instructions(c: Counter) -> u8 {
         BoolNot | CondValue | IntCondLE | IntLsl | IntLxor | IntMult | LoopPoll => 3,
         Closure | FloatCondGE | FloatCondGT | FloatCondLE | FloatCondLT | FloatOfInt | IntAsr
         | IntLsr | PatternMatch | TailApp => 4,
-        ArrayGet | BoolAnd | BoolOr | FloatCondEq | ForIter | TupleHead => 5,
+        ArrayGet | BoolAnd | BoolOr | FloatCondEq | ForIter | TableJump | TupleHead => 5,
         ArrayLength | ArrayMakeWord | ArraySet | StringLength => 6,
         FloatBox | IntCompare | IntDivPow2 | IntModPow2 | TryWith => 7,
         Cons | FunDef | IntDivConst => 8,
@@ -91,11 +91,12 @@ pub(crate) const CALLS: [Counter; 2] = [Counter::FunApp, Counter::ApplyN];
 /// Control transfers: their instructions are what holds the front end, not what it hides
 /// (the time model prices them apart, not by their instructions). `caml_applyN`'s arity check
 /// is not among them: it is ordinary code, priced by its instructions, and hides as well.
-pub(crate) const CONTROL: [Counter; 4] = [
+pub(crate) const CONTROL: [Counter; 5] = [
     Counter::FunApp,
     Counter::TailApp,
     Counter::SelfTailApp,
     Counter::PatternMatch,
+    Counter::TableJump,
 ];
 
 /// Instructions a call can hide: about five cycles of a 4-wide front end, less its own two.

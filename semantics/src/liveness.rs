@@ -252,10 +252,18 @@ impl Pass {
             }
             Code::App(app) => {
                 if !app.tail {
-                    // A bound block's slot stands for its variables, counted already.
+                    // A bound block's slot stands for its variables, counted already; a
+                    // once-read pattern variable is a field read of its block at its use, so
+                    // native code keeps the block, not the variable.
+                    let is_field_of_live_block =
+                        |s: &Slot| self.aliases.get(s).is_some_and(|b| live.contains(b));
                     let kept = live
                         .iter()
-                        .filter(|s| !self.read_before.contains(s) && **s < self.first_bound_block)
+                        .filter(|s| {
+                            !self.read_before.contains(s)
+                                && **s < self.first_bound_block
+                                && !is_field_of_live_block(s)
+                        })
                         .count();
                     app.kept_live = kept as u32 + self.pending;
                 }
@@ -546,12 +554,31 @@ fn field_slots(pat: &Pat) -> Vec<Slot> {
 /// How many times `code` reads `slot`, as the compiler counts uses: a read captured by a
 /// closure counts as many.
 fn uses(code: &Code, slot: Slot) -> u32 {
-    let mut count = 0;
-    visit_reads(code, false, &mut |read, captured| {
-        if read == slot {
-            count += if captured { 2 } else { 1 };
+    // A read in a loop's test or body runs many times: the let-simplification does not
+    // substitute into a loop (read off `ocamlopt -S`: `let (n, m) = p in while … n … m …`
+    // loads both fields once, before the loop), as it does not into a closure.
+    fn visit(code: &Code, slot: Slot, many: bool, count: &mut u32) {
+        match code {
+            Code::Local(read) | Code::TakeLocal(read) => {
+                if *read == slot {
+                    *count += if many { 2 } else { 1 };
+                }
+            }
+            Code::For(f) => {
+                visit(&f.from, slot, many, count);
+                visit(&f.until, slot, many, count);
+                visit(&f.body, slot, true, count);
+            }
+            Code::While(w) => {
+                visit(&w.0, slot, true, count);
+                visit(&w.1, slot, true, count);
+            }
+            _ => code
+                .for_each_child(&mut |child, captured| visit(child, slot, many || captured, count)),
         }
-    });
+    }
+    let mut count = 0;
+    visit(code, slot, false, &mut count);
     count
 }
 

@@ -42,8 +42,9 @@ fn guard(m: &mut Machine<'_>, guard: &Option<CondEv>) -> R<bool> {
 }
 
 /// Whether ocamlopt dispatches a `match` through a jump table: when its arms test at least
-/// three different constructors (or constants) at the top. A list or a two-constructor type is
-/// one or two tests, whatever the arms below.
+/// three different constructors (or constants) at the top and lead to at least three
+/// places. A list or a two-constructor type is one or two tests, whatever the arms below;
+/// `R -> … | G | B -> …` is one comparison (two places), not a table.
 fn jumps_through_a_table(arms: &[Arm]) -> bool {
     fn heads(pat: &Pat, out: &mut std::collections::BTreeSet<(bool, i64)>) {
         match pat {
@@ -62,10 +63,18 @@ fn jumps_through_a_table(arms: &[Arm]) -> bool {
         }
     }
     let mut seen = std::collections::BTreeSet::new();
+    let mut places = 0;
+    let mut default = false;
     for arm in arms {
+        let before = seen.len();
         heads(&arm.pat, &mut seen);
+        if seen.len() > before {
+            places += 1;
+        } else {
+            default |= matches!(arm.pat, Pat::Any | Pat::Bind(_));
+        }
     }
-    seen.len() >= 3
+    seen.len() >= 3 && places + usize::from(default) >= 3
 }
 
 /// The first arm of `arms` that matches `v` (binding its variables), counting each arm tried
@@ -102,6 +111,34 @@ fn select(
             if let Shape::Head(h, _) = shape {
                 known = Some(h);
             }
+        }
+    }
+    Ok(None)
+}
+
+/// The first arm of a match dispatched through a jump table (see [`jumps_through_a_table`])
+/// that matches `v`: one `TableJump` takes native code to the arms of `v`'s constructor, so
+/// arms of other constructors are never tried, and among its own only those whose fields test
+/// more (`Add (Num 0, e)`) or that are of no constructor shape cost a `PatternMatch`.
+fn select_by_table(m: &mut Machine<'_>, arms: &[ArmCode], v: &Value) -> R<Option<usize>> {
+    m.count(Counter::TableJump);
+    let head = match v {
+        Value::Block(b) => Some(Head::Block(b.tag)),
+        Value::Cons(_) => Some(Head::Cons),
+        _ => None,
+    };
+    for (i, arm) in arms.iter().enumerate() {
+        let tested = match arm.shape {
+            Shape::Head(h, _) if Some(h) != head => continue,
+            Shape::Head(_, fields_test) => fields_test,
+            Shape::Any | Shape::Constant => false,
+            Shape::Other => true,
+        };
+        if tested {
+            m.count(Counter::PatternMatch);
+        }
+        if m.matches(&arm.pat, v) && guard(m, &arm.guard)? {
+            return Ok(Some(i));
         }
     }
     Ok(None)
@@ -327,7 +364,11 @@ impl Lower {
         let site = self.site();
         ev(move |m| {
             let v = scrutinee.get(m)?;
-            let chosen = select(m, &arms, last_untested, &v)?;
+            let chosen = if table {
+                select_by_table(m, &arms, &v)?
+            } else {
+                select(m, &arms, last_untested, &v)?
+            };
             drop(v);
             match chosen {
                 Some(i) => {

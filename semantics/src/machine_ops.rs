@@ -140,7 +140,9 @@ impl Machine<'_> {
                 _ => false,
             },
             Pat::Tuple(ps) => {
-                self.count_n(Counter::TupleMatch, ps.len());
+                // A wildcard field is never loaded.
+                let read = ps.iter().filter(|p| !matches!(p, Pat::Any)).count();
+                self.count_n(Counter::TupleMatch, read);
                 match v {
                     Value::Block(b) => {
                         b.touch();

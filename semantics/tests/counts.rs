@@ -107,13 +107,13 @@ let input n = init n
 let run l = all_pos l";
     let k = 30;
     // Per element: one test tells `[]` from `::` (the last arm of the exhaustive match is
-    // where it falls through), one >, one &&, and the recursive call in tail position; the
-    // final `[]` is one test more. `run`'s call is a tail call of another function.
+    // where it falls through), one >, and the recursive call in tail position: the `&&` is
+    // `if x > 0 then all_pos l else false`, no flag built (no BoolAnd); the final `[]` is one
+    // test more. `run`'s call is a tail call of another function.
     let want = expect(&[
         ("Base", 1),
         ("PatternMatch", k + 1),
         ("IntCondGT", k),
-        ("BoolAnd", k),
         ("SelfTailApp", k),
         ("TailApp", 1),
         ("LoopPoll", k + 1), // the walk allocates nothing: entry and k jumps back poll
@@ -241,12 +241,13 @@ let rec f = function
   | (a, _) :: rest -> a + f rest
 let input n = [ (1, Some 2); (3, None); (n - n, None) ]
 let run l = f l";
-    // Call 1: arms 1, 2 (reads the first pair) and 3 (reads two pairs) tried.
-    // Call 2 on [(0, None)]: arms 1 and 2 (reads the pair) tried.
+    // Call 1: arms 1, 2 (reads the first pair's first field: `_` is never loaded) and 3
+    // (reads both fields of the first pair, the second field of the second) tried.
+    // Call 2 on [(0, None)]: arms 1 and 2 (reads the pair's first field) tried.
     let want = expect(&[
         ("Base", 1),
         ("PatternMatch", 5),
-        ("TupleMatch", 8),
+        ("TupleMatch", 1 + 3 + 1),
         ("IntAdd", 2),
         ("FunApp", 1),
         ("TailApp", 1),
@@ -299,7 +300,7 @@ let run l = (mem 3 l, mem_int 3 l, [ 1 ] = [ 1 ], (1, 2) < (1, 3), 1.5 < 2.5, \"
         // The tuple's `1.5 < 2.5` and `true = false` are flags kept as values; `y = x` decides
         // its `||`.
         ("CondValue", 2),
-        ("BoolOr", 6),
+        // Each `… || mem x l` is returned: a jump, no flag (no BoolOr).
         ("SelfTailApp", 4), // `|| mem x l` on 1 and 2, in each function: loops
         ("LoopPoll", 6),    // that allocate nothing: each entered once and jumped back twice
         ("FunApp", 2),

@@ -120,3 +120,31 @@ let run t = f 9 t";
     // `N` (guard false), `L` skipped, `N (L, _, _)` tested (its field): 2.
     assert_eq!(tests(nested), 2);
 }
+
+#[test]
+fn a_match_of_many_constructors_is_one_table_jump() {
+    // Five constructors at the top: ocamlopt loads the tag and jumps through a table, once per
+    // `eval` whichever arm runs (9 nodes). Only an arm whose fields test more costs a test
+    // after the jump: `Add (Num 0, b)`, tried on the two `Add` nodes; `Add (a, b)` below it is
+    // reached without one, and the arms of other constructors are never tried.
+    let source = "
+type e = Num of int | Neg of e | Add of e * e | Sub of e * e | Mul of e * e
+let rec eval e = match e with
+  | Num n -> n
+  | Neg a -> - (eval a)
+  | Add (Num 0, b) -> eval b
+  | Add (a, b) -> eval a + eval b
+  | Sub (a, b) -> eval a - eval b
+  | Mul (a, b) -> eval a * eval b
+let input n = Add (Num 0, Sub (Mul (Num n, Num 2), Neg (Add (Num 1, Num n))))
+let run e = eval e";
+    assert_eq!(common::count_of(source, 5, "TableJump"), 9);
+    assert_eq!(tests(source), 2);
+    // Three constructors in two places is one comparison, not a table.
+    let two_places = "type c = R | G | B
+let f c = match c with R -> 1 | G | B -> 2
+let input n = n
+let run n = f R + f G";
+    assert_eq!(common::count_of(two_places, 5, "TableJump"), 0);
+    assert_eq!(tests(two_places), 1 + 1);
+}
