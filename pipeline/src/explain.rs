@@ -79,6 +79,11 @@ pub fn function_of_symbol(symbol: &str) -> String {
         return unstamped(name).to_string();
     }
     if let Some(rest) = symbol.strip_prefix("camlStdlib__") {
+        // An operator is spelled in hex (`camlStdlib__$5e_136` is `^`); the interpreter names
+        // it as it is written, `( ^ )`.
+        if rest.starts_with('$') {
+            return operator_name(unstamped(rest));
+        }
         return match rest.split_once("__") {
             Some((module, name)) => {
                 let mut module = module.to_string();
@@ -91,6 +96,23 @@ pub fn function_of_symbol(symbol: &str) -> String {
         };
     }
     RUNTIME.to_string()
+}
+
+/// `$5e` → `( ^ )`, `$40` → `( @ )`: an operator's name in a symbol, decoded.
+fn operator_name(spelled: &str) -> String {
+    let mut name = String::new();
+    let mut rest = spelled;
+    while let Some(hex) = rest.strip_prefix('$') {
+        let Some(byte) = hex.get(..2).and_then(|h| u8::from_str_radix(h, 16).ok()) else {
+            return spelled.to_string();
+        };
+        name.push(char::from(byte));
+        rest = &hex[2..];
+    }
+    if !rest.is_empty() {
+        return spelled.to_string();
+    }
+    format!("( {name} )")
 }
 
 /// Sets measured instructions per function (by symbol) beside the interpreter's counts per
@@ -306,6 +328,9 @@ mod tests {
         );
         assert_eq!(function_of_symbol("camlStdlib__List__map_81"), "List.map");
         assert_eq!(function_of_symbol("camlStdlib__min_1200"), "min");
+        assert_eq!(function_of_symbol("camlStdlib__$5e_136"), "( ^ )");
+        assert_eq!(function_of_symbol("camlStdlib__$40_160"), "( @ )");
+        assert_eq!(function_of_symbol("camlStdlib__$3c$3e_99"), "( <> )");
         assert_eq!(function_of_symbol("caml_apply2"), RUNTIME);
         assert_eq!(function_of_symbol("caml_compare"), RUNTIME);
     }
