@@ -131,14 +131,19 @@
 //!   comparison implies per-case counting), but not the last arm of an exhaustive match
 //!   without a guard, which native code reaches when the other tests fail (`exhaustive.rs`);
 //!   a `when` guard's own operations are counted when
-//!   it runs; an or-pattern is one arm. `TupleMatch` counts each field read from a tuple. In
+//!   it runs; an or-pattern is one arm. A match on three or more constructors or constants
+//!   leading to three or more places is a jump through a table: one `TableJump`, and a
+//!   `PatternMatch` only for the arms of the value's constructor whose fields test more.
+//!   `TupleMatch` counts each field read from a tuple (a wildcard field is not read). In
 //!   `match (a, b) with …` and `let (x, y) = (a, b)` no tuple is built (as in native code).
 //!   A function whose one parameter is a tuple pattern (`let rec gcd (a, b) = …`) is
 //!   *tupled*, as ocamlopt compiles it: a known call with the tuple written out (`gcd (b, a
 //!   mod b)`) passes the components, building and reading nothing; called with a tuple value
 //!   or through a function value, its entry reads the fields (`TupleMatch` each) and jumps
 //!   (`TailApp`).
-//! - **`fst` / `snd`** read one field: one `TupleMatch`. **`not`**: `BoolNot`.
+//! - **`fst` / `snd`** read one field: one `TupleMatch`. **`not`**, **`&&`**, **`||`**:
+//!   `BoolNot`, `BoolAnd`, `BoolOr` where their value is kept (not in a condition, where they
+//!   are their operands' jumps, nor returned).
 //!   **Constructors** with arguments allocate: `VariantHead` + `VariantElem` × arity
 //!   (`::` is `Cons`); constant constructors and `[]` are immediates, free. **List literals**
 //!   count one `Cons` per non-constant cell.
