@@ -598,7 +598,7 @@ pub(crate) struct FunCode {
     pub frame_size: u32,
     pub body: Code,
     pub pos: Pos,
-    /// Native code gives the function a stack frame (see [`crate::liveness::needs_frame`]).
+    /// Native code gives the function a stack frame (see [`crate::frame::needs_frame`]).
     pub framed: bool,
     /// The head of the loop its self tail calls close polls (see [`crate::poll`]).
     pub loop_polls: bool,

@@ -244,6 +244,7 @@ mod compile_imperative;
 mod compile_pat;
 mod error;
 mod exhaustive;
+mod frame;
 mod fv;
 mod heap;
 mod infer;
