@@ -15,7 +15,7 @@
 //! one figure that a slow phase cannot drag (the mean of the fastest half) with an interval
 //! from resampling visits; [`estimate`] adds the words and collections per run and averages
 //! the code-layout variants into one figure whose interval carries their spread. A [`plan`]
-//! says what to measure; [`bench`] builds it and [`measure`] measures it, reporting as it goes
+//! says what to measure; [`bench`](mod@bench) builds it and [`measure`] measures it, reporting as it goes
 //! through [`progress`] and failing with an [`error`] that names the benchmark ([`lock`]: one measurement per machine),
 //! resuming an interrupted run visit by visit and recording machine, compilers (`-version`,
 //! `-config`, flags) and settings in `run.json` ([`machine`]).

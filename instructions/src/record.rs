@@ -123,7 +123,7 @@ pub fn read_records(path: &Path) -> Result<Vec<InstructionRecord>, rundir::RunDi
     Ok(records)
 }
 
-/// Counts every (task, size) not yet in `log` (`instructions.jsonl`), [`WORKERS`] binaries at
+/// Counts every (task, size) not yet in `log` (`instructions.jsonl`), `WORKERS` binaries at
 /// a time, appending each record as it is measured; `progress(done, total, task)` is told of
 /// each task as it starts. Outcome counts are of points (a task's sizes).
 pub fn measure_tasks(

@@ -12,7 +12,7 @@
 //! - the **result digest** ([`digest`]) that the driver computes from the runtime
 //!   representation of `run`'s result and the interpreter computes from its own values: the
 //!   two must agree, which is how we know the counted program is the timed one;
-//! - **building** ([`build`]): one binary per code-layout variant, with the compiler's errors
+//! - **building** ([`build`](mod@build)): one binary per code-layout variant, with the compiler's errors
 //!   pointing at the user's file and line; and [`compiler`]: finding an `ocamlopt`, its
 //!   version, `-config`, and the `OCAMLLIB` of a relocated installation.
 //!

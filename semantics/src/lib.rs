@@ -172,7 +172,7 @@
 //!   `StringGet`, `Bytes.set` `StringSet`, `String.length` `StringLength` (inline code: a
 //!   header load, the padding byte, a bounds check); the `unsafe_` forms `TupleMatch` and
 //!   `FieldSet`. The Stdlib's string functions written in OCaml (`^`, `Bytes.make`,
-//!   `Char.chr`, …) are counted through their 4.13 code ([`prelude`]); their C externals count
+//!   `Char.chr`, …) are counted through their 4.13 code (`prelude.rs`); their C externals count
 //!   `BytesCreate`, and `BytesCopy` + `BytesCopyWord` per 8 bytes moved or filled. The
 //!   wrappers ocamlopt inlines even at `-inline 0` (`Bytes.to_string`, `String.make`, …) count
 //!   the call they make, not their own. A string of n bytes is 1 + (n + 8)/8 words.

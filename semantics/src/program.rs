@@ -77,7 +77,7 @@ impl Program {
     }
 
     /// [`Program::count`], and the same counts split by the function that ran them (see
-    /// [`crate::by_function`]); slower on programs that make many calls.
+    /// `by_function.rs`); slower on programs that make many calls.
     pub fn count_by_function(
         &self,
         size: i64,
