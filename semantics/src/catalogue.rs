@@ -60,8 +60,8 @@ catalogue! {
     LetRec { "bindings", "a `let rec` binding",
         "once per function bound by an evaluated `let rec` (the paper's factorial: one LetRec)" }
     BoolNot { "bool", "boolean negation", "once per evaluated `not e` whose result is a value (returned, passed, stored or bound); in a condition (the test of an `if` or `while`, a guard, or the operand of `&&`, `||` or `not` there) ocamlopt swaps the branch's targets and it runs no instruction" }
-    BoolAnd { "bool", "short-circuit `&&`", "once per evaluated `e1 && e2` whose result is a value, whether or not `e2` runs; in a condition it is its operands' branches and runs no instruction of its own" }
-    BoolOr { "bool", "short-circuit `||`", "once per evaluated `e1 || e2` whose result is a value, whether or not `e2` runs; in a condition it is its operands' branches and runs no instruction of its own" }
+    BoolAnd { "bool", "short-circuit `&&`", "once per evaluated `e1 && e2` whose result is kept as a value (passed, stored or bound), whether or not `e2` runs; in a condition it is its operands' branches, and returned it is `if e1 then e2 else false` in tail position: no instruction of its own" }
+    BoolOr { "bool", "short-circuit `||`", "once per evaluated `e1 || e2` whose result is kept as a value (passed, stored or bound), whether or not `e2` runs; in a condition it is its operands' branches, and returned it is `if e1 then true else e2` in tail position: no instruction of its own" }
     IntUMinus { "int", "integer negation", "once per `- e` on a non-literal (`-1` is a constant), and per `abs` of a negative int (ocamlopt inlines `stdlib.ml`'s `if x >= 0 then x else -x`)" }
     IntAdd { "int", "integer addition", "once per `+` (and `succ`)" }
     IntSub { "int", "integer subtraction", "once per `-` (and `pred`)" }

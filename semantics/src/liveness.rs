@@ -504,42 +504,35 @@ fn field_slots(pat: &Pat) -> Vec<Slot> {
     }
 }
 
-/// How many times `code` reads `slot`, as the compiler counts uses: a read captured by a
-/// closure counts as many.
+/// How many times `code` reads `slot`, as the compiler counts uses: a read that may run many
+/// times — captured by a closure, or in a loop's test or body — counts as many.
 fn uses(code: &Code, slot: Slot) -> u32 {
-    // A read in a loop's test or body runs many times: the let-simplification does not
-    // substitute into a loop (read off `ocamlopt -S`: `let (n, m) = p in while … n … m …`
-    // loads both fields once, before the loop), as it does not into a closure.
-    fn visit(code: &Code, slot: Slot, many: bool, count: &mut u32) {
-        match code {
-            Code::Local(read) | Code::TakeLocal(read) => {
-                if *read == slot {
-                    *count += if many { 2 } else { 1 };
-                }
-            }
-            Code::For(f) => {
-                visit(&f.from, slot, many, count);
-                visit(&f.until, slot, many, count);
-                visit(&f.body, slot, true, count);
-            }
-            Code::While(w) => {
-                visit(&w.0, slot, true, count);
-                visit(&w.1, slot, true, count);
-            }
-            _ => code
-                .for_each_child(&mut |child, captured| visit(child, slot, many || captured, count)),
-        }
-    }
     let mut count = 0;
-    visit(code, slot, false, &mut count);
+    visit_reads(code, false, &mut |read, repeated| {
+        if read == slot {
+            count += if repeated { 2 } else { 1 };
+        }
+    });
     count
 }
 
-/// Calls `f` on every slot read in `code`, saying whether the read is a closure's capture.
-fn visit_reads(code: &Code, captured: bool, f: &mut dyn FnMut(Slot, bool)) {
+/// Calls `f` on every slot read in `code`, saying whether the read may run many times: a
+/// closure's capture, or a read in a loop's test or body. The let-simplification substitutes
+/// neither (read off `ocamlopt -S`: `let (n, m) = p in while … n … m …` loads both fields once,
+/// before the loop).
+fn visit_reads(code: &Code, repeated: bool, f: &mut dyn FnMut(Slot, bool)) {
     match code {
-        Code::Local(slot) | Code::TakeLocal(slot) => f(*slot, captured),
-        _ => code.for_each_child(&mut |child, capture| visit_reads(child, captured || capture, f)),
+        Code::Local(slot) | Code::TakeLocal(slot) => f(*slot, repeated),
+        Code::For(l) => {
+            visit_reads(&l.from, repeated, f);
+            visit_reads(&l.until, repeated, f);
+            visit_reads(&l.body, true, f);
+        }
+        Code::While(w) => {
+            visit_reads(&w.0, true, f);
+            visit_reads(&w.1, true, f);
+        }
+        _ => code.for_each_child(&mut |child, capture| visit_reads(child, repeated || capture, f)),
     }
 }
 

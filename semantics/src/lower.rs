@@ -323,10 +323,9 @@ impl Lower {
             Code::And(b) => {
                 let (a, b) = (self.cond(b.0), self.code(b.1, tail));
                 let site = self.site();
-                let counted = (!tail).then_some(Counter::BoolAnd);
                 ev(move |m| {
-                    if let Some(c) = counted {
-                        m.count(c);
+                    if !tail {
+                        m.count(Counter::BoolAnd);
                     }
                     let first = a(m)?;
                     if !m.branch(site, first) {
@@ -338,10 +337,9 @@ impl Lower {
             Code::Or(b) => {
                 let (a, b) = (self.cond(b.0), self.code(b.1, tail));
                 let site = self.site();
-                let counted = (!tail).then_some(Counter::BoolOr);
                 ev(move |m| {
-                    if let Some(c) = counted {
-                        m.count(c);
+                    if !tail {
+                        m.count(Counter::BoolOr);
                     }
                     let first = a(m)?;
                     if m.branch(site, first) {
