@@ -147,6 +147,10 @@ struct Walker<'a> {
     /// tree recursion (`fib`, a walk of both subtrees) overlaps one branch's descent with the
     /// other's, so its way down carries no chain of one level to the next.
     linear: bool,
+    /// The source standing for the float register an iteration last wrote, and the latency
+    /// of the last float result computed, in evaluation order: see [`Walker::lat`]'s `float_of_int`.
+    register: usize,
+    last_float: Lat,
 }
 
 impl<'a> Walker<'a> {
@@ -157,11 +161,12 @@ impl<'a> Walker<'a> {
         record: bool,
         through_result: u32,
     ) -> Walker<'a> {
-        let sources = fun.arity as usize + 1;
+        let sources = fun.arity as usize + 2;
         let mut env = HashMap::new();
         for i in 0..fun.arity as usize {
             env.insert(i as Slot, source(sources, i));
         }
+        let register = fun.arity as usize + 1;
         Walker {
             fid,
             sources,
@@ -175,6 +180,8 @@ impl<'a> Walker<'a> {
             through_result,
             nontail_self_sites: 0,
             linear: false,
+            register,
+            last_float: source(sources, register),
         }
     }
 
@@ -245,7 +252,11 @@ impl<'a> Walker<'a> {
             Code::LetRec(group) => self.lat(&mut group.1),
             Code::If(b) => {
                 self.lat(&mut b.0);
-                let (t, e) = (self.lat(&mut b.1), self.lat(&mut b.2));
+                let before = self.last_float.clone();
+                let t = self.lat(&mut b.1);
+                let after_then = std::mem::replace(&mut self.last_float, before);
+                let e = self.lat(&mut b.2);
+                self.last_float = join(&after_then, &self.last_float);
                 join(&t, &e)
             }
             Code::Seq(pair) => {
@@ -256,8 +267,21 @@ impl<'a> Walker<'a> {
             Code::Combined(_, inner) => self.lat(inner),
             Code::App(app) => self.app(app),
             Code::Op1(op, operand) => {
-                let l = self.lat(operand);
-                op1_cycles(*op).map_or_else(|| self.none(), |c| plus(&l, c))
+                let mut l = self.lat(operand);
+                // `cvtsi2sd`, ocamlopt's `float_of_int`, writes the low half of its register and keeps the
+                // high half, so it waits for the register's last writer: most often the float result computed
+                // last, in the iteration before. In `for i … do let x = a +. h *. float_of_int i in s := !s
+                // +. f x done` that is `s`'s sum, which waits on `f x`: the iterations run one after another
+                // (45 cycles each where their chain through `s` is 9). So a loop's chain runs from the last
+                // float result through `float_of_int` to the next iteration's last float result.
+                if *op == Op1::FloatOfInt {
+                    l = join(&l, &self.last_float);
+                }
+                let result = op1_cycles(*op).map_or_else(|| self.none(), |c| plus(&l, c));
+                if matches!(op, Op1::FloatOfInt | Op1::FNeg | Op1::FAbs | Op1::FSqrt) {
+                    self.last_float = result.clone();
+                }
+                result
             }
             Code::Op2(node) => {
                 let float = is_float_op(node.op);
@@ -278,7 +302,11 @@ impl<'a> Walker<'a> {
                 // untagging shift is on its chain, the left one's decrement is not (this
                 // core's renamer folds it).
                 let b = if node.op == Op2::Mul { plus(&b, 1) } else { b };
-                plus(&join(&a, &b), op2_cycles(node.op))
+                let result = plus(&join(&a, &b), op2_cycles(node.op));
+                if matches!(node.op, Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv) {
+                    self.last_float = result.clone();
+                }
+                result
             }
             Code::BoxFloat(operand) => {
                 let l = self.lat(operand);
@@ -359,7 +387,23 @@ impl<'a> Walker<'a> {
                 }
                 self.none()
             }
-            Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => {
+            Code::Tuple(items) | Code::Block(_, items) => {
+                // A tuple or a constructor whose fields the next iteration loads (`fib (k - 1)
+                // (b, (a + b) mod p)` matched as `(a, b)`, a pair returned up a recursion)
+                // carries its fields' chains: `(a + b) mod p` waits for the last one. The load
+                // of a field just stored costs nothing more here (the `tuple` templates rotate
+                // a tuple's fields at the speed of the add alone), so the block's latency is
+                // its fields' less the load that reading one adds back.
+                let mut fields = self.none();
+                for item in items.iter_mut() {
+                    fields = join(&fields, &self.lat(item));
+                }
+                fields
+                    .iter()
+                    .map(|c| c.map(|c| c.saturating_sub(LOAD)))
+                    .collect()
+            }
+            Code::Exn(_, items) => {
                 for item in items.iter_mut() {
                     self.lat(item);
                 }
@@ -405,6 +449,7 @@ impl<'a> Walker<'a> {
                     .iter()
                     .enumerate()
                     .filter_map(|(i, l)| l[i])
+                    .chain(self.last_float[self.register])
                     .max()
                     .unwrap_or(0);
                 if app.tail {
@@ -459,12 +504,8 @@ impl<'a> Walker<'a> {
         collect_assigned(body, &mut assigned);
         assigned.sort_unstable();
         assigned.dedup();
-        if assigned.is_empty() {
-            self.lat(cond);
-            self.lat(body);
-            return 0;
-        }
-        let sources = assigned.len();
+        let sources = assigned.len() + 1;
+        let register = assigned.len();
         let mut inner = Walker {
             fid: self.fid,
             sources,
@@ -482,10 +523,18 @@ impl<'a> Walker<'a> {
             through_result: 0,
             nontail_self_sites: 0,
             linear: false,
+            register,
+            last_float: source(sources, register),
         };
         inner.lat(cond);
         inner.lat(body);
-        let chain = inner.carried_chain.iter().copied().max().unwrap_or(0);
+        let chain = inner
+            .carried_chain
+            .iter()
+            .copied()
+            .chain(inner.last_float[register])
+            .max()
+            .unwrap_or(0);
         // The enclosing walk sees the body too: its self calls and the slots it binds.
         let saved = std::mem::replace(&mut self.record, false);
         self.lat(cond);

@@ -271,6 +271,7 @@ impl Pass {
                 // Tuple arms bind through component patterns: no release there (the component
                 // slots are the match's own and hold what the scrutinee's parts hold anyway).
                 let after = live.clone();
+                let mut bound = Live::new();
                 for arm in m.arms.iter_mut() {
                     let mut arm_live = after.clone();
                     self.walk(&mut arm.body, &mut arm_live);
@@ -278,7 +279,17 @@ impl Pass {
                         self.walk(guard, &mut arm_live);
                     }
                     live.extend(arm_live);
+                    match &arm.pat {
+                        TupleArmPat::Components(alternatives) => alternatives
+                            .iter()
+                            .flat_map(|pats| pats.iter())
+                            .for_each(|pat| pattern_slots(pat, &mut bound)),
+                        TupleArmPat::Whole(pat) => pattern_slots(pat, &mut bound),
+                    }
                 }
+                // While the components are computed, what the arms bind does not exist yet
+                // (`match (f a, f b) with (Const 0, q) -> q | …`: `q` is kept across no call).
+                live.retain(|s| !bound.contains(s));
                 self.operands(m.components.iter_mut().collect(), live, Order::RightToLeft);
             }
             Code::Try(t) => {

@@ -42,9 +42,12 @@ fn guard(m: &mut Machine<'_>, guard: &Option<CondEv>) -> R<bool> {
 }
 
 /// Whether ocamlopt dispatches a `match` through a jump table: when its arms test at least
-/// three different constructors (or constants) at the top and lead to at least three
+/// three different constructors (or constants) at the top and lead to at least four
 /// places. A list or a two-constructor type is one or two tests, whatever the arms below;
-/// `R -> … | G | B -> …` is one comparison (two places), not a table.
+/// `R -> … | G | B -> …` is one comparison (two places), and three places are a tree of two
+/// comparisons (`Const _ | Var _ -> … | Neg a -> … | Add _ | Mul _ -> …`: `cmpq $2; jl; cmpq
+/// $4; jl`, read off `ocamlopt -S`), whatever the number of constructors: ocamlopt's `Switch`
+/// builds a table for at least three tests.
 fn jumps_through_a_table(arms: &[Arm]) -> bool {
     fn heads(pat: &Pat, out: &mut std::collections::BTreeSet<(bool, i64)>) {
         match pat {
@@ -74,7 +77,7 @@ fn jumps_through_a_table(arms: &[Arm]) -> bool {
             default |= matches!(arm.pat, Pat::Any | Pat::Bind(_));
         }
     }
-    seen.len() >= 3 && places + usize::from(default) >= 3
+    seen.len() >= 3 && places + usize::from(default) >= 4
 }
 
 /// The first arm of `arms` that matches `v` (binding its variables), counting each arm tried
@@ -131,7 +134,8 @@ fn select_by_table(m: &mut Machine<'_>, arms: &[ArmCode], v: &Value) -> R<Option
         let tested = match arm.shape {
             Shape::Head(h, _) if Some(h) != head => continue,
             Shape::Head(_, fields_test) => fields_test,
-            Shape::Any | Shape::Constant => false,
+            Shape::Heads(heads) if !heads.holds(head) => continue,
+            Shape::Any | Shape::Constant | Shape::Heads(_) => false,
             Shape::Other => true,
         };
         if tested {
@@ -152,14 +156,52 @@ enum Head {
 }
 
 /// What a pattern tests: nothing, a constructor (and whether its fields test more), a
-/// constant (a constant constructor, `[]`), or something this rule leaves alone (or-patterns,
-/// tuples, exceptions, floats and strings).
+/// constant (a constant constructor, `[]`), an or-pattern of constructors and constants whose
+/// fields test nothing (`Const _ | Var _`: the table sends both to the arm), or something this
+/// rule leaves alone (other or-patterns, tuples, exceptions, floats and strings).
 #[derive(Clone, Copy)]
 enum Shape {
     Any,
     Head(Head, bool),
     Constant,
+    Heads(HeadSet),
     Other,
+}
+
+/// The tops an or-pattern of bare constructors accepts: block tags below 64, the cons cell,
+/// constants.
+#[derive(Clone, Copy, Default)]
+struct HeadSet {
+    tags: u64,
+    cons: bool,
+    constants: bool,
+}
+
+impl HeadSet {
+    /// Adds the alternatives of `pat`; `false` when one tests more than its top.
+    fn add(&mut self, pat: &Pat) -> bool {
+        match shape(pat) {
+            Shape::Head(Head::Block(tag), false) if tag < 64 => self.tags |= 1 << tag,
+            Shape::Head(Head::Cons, false) => self.cons = true,
+            Shape::Constant => self.constants = true,
+            Shape::Heads(other) => {
+                self.tags |= other.tags;
+                self.cons |= other.cons;
+                self.constants |= other.constants;
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Whether a value whose top is `head` (`None`: an immediate) is among them.
+    fn holds(&self, head: Option<Head>) -> bool {
+        match head {
+            Some(Head::Block(tag)) => tag < 64 && self.tags & (1 << tag) != 0,
+            Some(Head::Cons) => self.cons,
+            None => self.constants,
+        }
+    }
 }
 
 fn shape(pat: &Pat) -> Shape {
@@ -176,6 +218,14 @@ fn shape(pat: &Pat) -> Shape {
         Pat::Block(tag, fields) => Shape::Head(Head::Block(*tag), fields.iter().any(tests)),
         Pat::Cons(pair) => Shape::Head(Head::Cons, tests(&pair.0) || tests(&pair.1)),
         Pat::Imm(_) => Shape::Constant,
+        Pat::Or(pair) => {
+            let mut heads = HeadSet::default();
+            if heads.add(&pair.0) && heads.add(&pair.1) {
+                Shape::Heads(heads)
+            } else {
+                Shape::Other
+            }
+        }
         _ => Shape::Other,
     }
 }

@@ -506,13 +506,13 @@ impl<'p> Machine<'p> {
                         let mut chain = call.chain;
                         if call.descends {
                             // One level down a linear recursion: its return ends a level of
-                            // the way back.
+                            // the way back. Its way down has a window of its own, in levels.
                             way_back = Some((fid, f.return_chain));
                             if !self.recursion_descends(fid) {
                                 chain = 0;
                             }
                         }
-                        self.loop_iteration_ended(fid, chain);
+                        self.loop_iteration_ended(fid, chain, !call.descends);
                     }
                     _ if fresh => self.loop_entered(fid),
                     _ => {}

@@ -349,9 +349,27 @@ impl Parser<'_> {
             return self.unsupported(pos, "local `let exception` / `let module` / `let open`");
         }
         let rec_ = self.eat_kw(Kw::Rec);
-        let bindings = self.bindings(rec_)?;
+        let mut bindings = self.bindings(rec_)?;
         self.expect_kw(Kw::In, "in")?;
-        let body = self.seq_expr()?;
+        let mut body = self.seq_expr()?;
+        // ocamlopt's Translcore nests `let p1 = e1 and p2 = e2 in b` as `let p1 = e1 in let p2 =
+        // e2 in b` (so Simplif turns each `ref` into a variable of its own, and nothing is
+        // tupled): so does the tree, unless a later right-hand side names what an earlier
+        // binding binds and nesting would capture it.
+        if !rec_ && bindings.len() > 1 && nests_as_written(&bindings) {
+            while bindings.len() > 1 {
+                let last = bindings.pop().expect("more than one binding");
+                let at = last.pos;
+                body = self.mk(
+                    at,
+                    ExprKind::Let {
+                        rec_: false,
+                        bindings: vec![last],
+                        body: Box::new(body),
+                    },
+                );
+            }
+        }
         Ok(self.mk(
             pos,
             ExprKind::Let {
@@ -575,4 +593,16 @@ impl Parser<'_> {
         self.expect_op(")")?;
         Ok(result)
     }
+}
+
+/// Whether the bindings of a `let … and …` mean the same nested one inside the next: no
+/// right-hand side names a variable an earlier binding binds.
+fn nests_as_written(bindings: &[Binding]) -> bool {
+    let mut bound = Vec::new();
+    bindings.iter().all(|b| {
+        let free = crate::fv::of_function(&[], &b.expr);
+        let independent = bound.iter().all(|n: &String| !free.contains(n));
+        crate::fv::pattern_vars(&b.pat, &mut bound);
+        independent
+    })
 }

@@ -132,3 +132,19 @@ let run n = (a n [], b n [], c n 0.0, d n [])",
     assert_eq!(get(&c, "SelfTailApp"), 40);
     assert_eq!(get(&c, "LoopPoll"), 11);
 }
+
+#[test]
+fn what_a_tuple_match_binds_is_not_kept_across_the_calls_that_compute_it() {
+    // `match (f a, f b) with …`: one component is kept across the other's call, and the
+    // other's argument across the first call: 2 (`ocamlopt -S`: `b` stored before `f a`, `f
+    // a`'s result stored before `f b`, both loaded back). The variables the arms bind (`q`,
+    // `p`, `p`, `q`: four slots) do not exist yet; before, each counted once per call: 10.
+    let c = counts(
+        "let[@inline never] f x = x * 2
+let g a b = match (f a, f b) with (0, q) -> q | (p, 0) -> p | (p, q) -> p + q
+let input n = n
+let run n = g n (n + 1)",
+        5,
+    );
+    assert_eq!(get(&c, "Spill"), 2);
+}

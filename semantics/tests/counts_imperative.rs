@@ -19,6 +19,38 @@ fn digest_of(value: &str) -> String {
 }
 
 #[test]
+fn references_bound_with_and_are_variables_each() {
+    // ocamlopt nests `let a = e1 and b = e2 in …` as two lets (Translcore), so Simplif
+    // eliminates each `ref`: two registers, no block, no field load or store. Before the
+    // parser nested them, the pair counted 3 `TupleMatch` and 2 `FieldSet` an iteration and 4
+    // words.
+    let source = "
+let input n = n
+let run n =
+  let a = ref 0 and b = ref 1 in
+  for i = 1 to n do a := !a + !b + i; b := !a land 7 done;
+  !a";
+    let r = result(source, 10);
+    let want = expect(&[
+        ("Base", 1),
+        ("LetData", 2),
+        ("IntCondGT", 1),
+        ("ForIter", 10),
+        ("IntAdd", 20),
+        ("IntLand", 10),
+        ("BackEdgePoll", 9),
+    ]);
+    assert_eq!(source_level(r.counts), want);
+    assert_eq!(r.allocation.words, 0);
+    // Where a later right-hand side names what an earlier binding binds, the bindings stay
+    // simultaneous (the `x` of `y = x` is the outer one): the result says which `x` it read.
+    let simultaneous = "
+let input n = n
+let run n = let x = n + 1 in let x = x * 10 and y = x in x + y";
+    assert_eq!(result(simultaneous, 4).digest, digest_of("55"));
+}
+
+#[test]
 fn a_local_reference_that_does_not_escape_is_a_variable() {
     // Simplif's eliminate_ref: `s` is a register; `s := !s + i` is one addition.
     let source = "

@@ -148,3 +148,36 @@ let run n = f R + f G";
     assert_eq!(common::count_of(two_places, 5, "TableJump"), 0);
     assert_eq!(tests(two_places), 1 + 1);
 }
+
+#[test]
+fn a_table_needs_four_places_and_sends_an_or_pattern_to_its_arm_untested() {
+    // `simplify`-style: four places (`Const _ | Var _`, `Neg`, `Add`, `Mul`) over five
+    // constructors are one table jump per call; the or-pattern arm is where the table sends
+    // tags 0 and 1, no test (read off `ocamlopt -S`: both tags share one entry). Of the five
+    // calls (1 + 1 + 1 + 2 leaves), none tests anything after the jump.
+    let four_places = "
+type e = Const of int | Var of int | Neg of e | Add of e * e | Mul of e * e
+let rec size e = match e with
+  | Const _ | Var _ -> 1
+  | Neg a -> 1 + size a
+  | Add (a, b) -> 1 + size a + size b
+  | Mul (a, b) -> size a * size b
+let input n = Neg (Add (Const n, Var 2))
+let run e = size e";
+    assert_eq!(common::count_of(four_places, 5, "TableJump"), 4);
+    assert_eq!(tests(four_places), 0);
+    // Three places over the same five constructors (`Add _ | Mul _` share an arm) are a tree
+    // of two comparisons (`cmpq $2; jl; cmpq $4; jl`), not a table: tried arm by arm, the
+    // or-patterns tested where tried (`Const _ | Var _` on each of the 4 nodes, `Neg` on the
+    // 3 not caught by it, the last arm reached untested).
+    let three_places = "
+type e = Const of int | Var of int | Neg of e | Add of e * e | Mul of e * e
+let rec size e = match e with
+  | Const _ | Var _ -> 1
+  | Neg a -> 1 + size a
+  | Add (a, b) | Mul (a, b) -> 1 + size a + size b
+let input n = Neg (Add (Const n, Var 2))
+let run e = size e";
+    assert_eq!(common::count_of(three_places, 5, "TableJump"), 0);
+    assert_eq!(tests(three_places), 4 + 2);
+}
