@@ -38,8 +38,8 @@ pub(crate) const ISSUE_WIDTH: u64 = 4;
 const fn instructions(c: Counter) -> u8 {
     use Counter::*;
     match c {
-        BranchMiss | CallShadow | ChainCycle | FarLoad | JumpMiss | LetLambda | MajorWord
-        | PromotedWord | ReturnMiss | ScannedFrame => 0,
+        BranchMiss | CallShadow | ChainCycle | DividerCycle | FarLoad | JumpMiss | LetLambda
+        | MajorWord | PromotedWord | ReturnMiss | ScannedFrame => 0,
         // Negative in truth (three instructions fewer than the block's construct counts), but
         // the clock only moves forward; three instructions do not move a loop between regimes.
         AllocMerged => 0,
@@ -131,9 +131,28 @@ pub(crate) const RECURSION_WINDOW: u32 = 32;
 /// in full, its chain overpredicted it by 83%.
 pub(crate) const OVERLAP_WINDOW: u64 = 512;
 
+/// How long the float divider stays busy per operation, in cycles: it starts a `divsd` every
+/// 4 cycles and a `sqrtsd` every 6 (Golden Cove's reciprocal throughputs; the fit prices the
+/// cycle).
+const DIVIDER_BUSY: [(Counter, u64); 2] = [(Counter::FloatDiv, 4), (Counter::FloatSqrt, 6)];
+
+/// What an iteration that ended was, for how much of its chain the code around it overlaps.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Iteration {
+    /// Of a loop (or a tail recursion, or a tree recursion's level): its chain ramps in over
+    /// the instance's first [`OVERLAP_WINDOW`] instructions.
+    Loop,
+    /// A level of a linear recursion's way down within [`RECURSION_WINDOW`] levels of its
+    /// top: its chain overlaps the code around the recursion.
+    ShallowLevel,
+    /// A level deeper than that: its chain binds.
+    DeepLevel,
+}
+
 /// The operations of the divider, which is not pipelined: a chain of them binds however many
-/// loop instances overlap (`gcd`'s remainders, one pair after another, run at the chain's pace:
-/// −52% with the overlap window applied to them).
+/// loop instances or shallow recursions overlap (`gcd`'s remainders, one pair after another,
+/// run at the chain's pace: −52% with the overlap window applied to them; an extended Euclid
+/// recursing a dozen levels per pair, −31% with its way down left to the recursion window).
 const DIVIDER: [Counter; 4] = [
     Counter::IntDiv,
     Counter::IntMod,
@@ -166,6 +185,8 @@ pub(crate) struct IterationMark {
     instance: u64,
     /// Operations of the unpipelined divider run.
     divisions: u64,
+    /// Cycles the float divider has been kept busy ([`DIVIDER_BUSY`]).
+    divider_busy: u64,
     calls: u64,
     control: u64,
     inner_calls: u64,
@@ -193,6 +214,7 @@ impl Machine<'_> {
         self.control_before = self.control_clock();
         self.counts = [0; COUNTER_COUNT];
         self.chain_fraction = 0;
+        self.divider_fraction = 0;
     }
 
     fn calls_clock(&self) -> u64 {
@@ -214,6 +236,10 @@ impl Machine<'_> {
             issued: self.issued,
             instance: self.issued,
             divisions: DIVIDER.iter().map(|&c| self.counts[c as usize]).sum(),
+            divider_busy: DIVIDER_BUSY
+                .iter()
+                .map(|&(c, cycles)| self.counts[c as usize] * cycles)
+                .sum(),
             calls: self.calls_clock(),
             control: self.control_clock(),
             inner_calls: self.iterated_calls,
@@ -230,13 +256,12 @@ impl Machine<'_> {
     /// once per enclosing loop.
     #[inline(always)]
     pub(crate) fn iteration_ended(&mut self, chain: u32, mark: &mut IterationMark) {
-        self.iteration_ended_in(chain, mark, true);
+        self.iteration_ended_in(chain, mark, Iteration::Loop);
     }
 
-    /// [`Machine::iteration_ended`], the chain ramping in over the loop instance's first
-    /// [`OVERLAP_WINDOW`] instructions only when `windowed`.
+    /// [`Machine::iteration_ended`] for an iteration of the given kind.
     #[inline(always)]
-    fn iteration_ended_in(&mut self, chain: u32, mark: &mut IterationMark, windowed: bool) {
+    fn iteration_ended_in(&mut self, chain: u32, mark: &mut IterationMark, kind: Iteration) {
         let now = self.iteration_mark();
         let issued = now.issued - mark.issued;
         let calls = (now.calls - mark.calls).saturating_sub(now.inner_calls - mark.inner_calls);
@@ -246,16 +271,21 @@ impl Machine<'_> {
         self.iterated_other += other;
         let instance = mark.instance;
         // Instances that divide share one divider: overlapping them gains nothing.
-        let overlapped = if !windowed || now.divisions > mark.divisions {
-            OVERLAP_WINDOW
-        } else {
-            now.issued - instance
+        let divides = now.divisions > mark.divisions;
+        let mark_divider_busy = mark.divider_busy;
+        let overlapped = match kind {
+            _ if divides => OVERLAP_WINDOW,
+            Iteration::Loop => now.issued - instance,
+            Iteration::DeepLevel => OVERLAP_WINDOW,
+            Iteration::ShallowLevel => 0,
         };
         *mark = IterationMark {
             instance,
             ..self.iteration_mark()
         };
         self.add_chain_excess(excess(chain, issued, overlapped));
+        let busy = now.divider_busy - mark_divider_busy;
+        self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
         self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
     }
 
@@ -268,13 +298,12 @@ impl Machine<'_> {
         state.level_began = issued;
     }
 
-    /// A self call of `fid` (carrying `chain` cycles) ended an iteration of its loop; the way
-    /// down of a linear recursion is not `windowed` in instructions ([`RECURSION_WINDOW`]
-    /// windows it in levels).
+    /// A self call of `fid` (carrying `chain` cycles) ended an iteration of its loop, or a
+    /// level of a linear recursion's way down.
     #[inline(always)]
-    pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: u32, windowed: bool) {
+    pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: u32, kind: Iteration) {
         let mut mark = self.loops[fid as usize].iteration;
-        self.iteration_ended_in(chain, &mut mark, windowed);
+        self.iteration_ended_in(chain, &mut mark, kind);
         let state = &mut self.loops[fid as usize];
         state.iteration = mark;
         state.level_began = self.issued;
@@ -305,6 +334,15 @@ impl Machine<'_> {
     #[inline(always)]
     pub(crate) fn recursion_ascends(&mut self, fid: FunId) {
         self.loops[fid as usize].depth -= 1;
+    }
+
+    /// Counts `excess` quarter-cycles of the divider's, whole cycles as `DividerCycle`.
+    #[inline(always)]
+    fn add_divider_excess(&mut self, excess: u64) {
+        self.divider_fraction += excess;
+        let whole = self.divider_fraction / ISSUE_WIDTH;
+        self.divider_fraction -= whole * ISSUE_WIDTH;
+        self.counts[Counter::DividerCycle as usize] += whole;
     }
 
     #[inline(always)]

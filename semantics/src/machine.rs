@@ -16,6 +16,7 @@ use crate::ast::Pos;
 use crate::catalogue::{Counter, COUNTER_COUNT};
 use crate::heap::Born;
 use crate::ir::*;
+use crate::issue::Iteration;
 use crate::lower::{ExecItem, Executable};
 use crate::value::*;
 use std::rc::Rc;
@@ -105,6 +106,8 @@ pub(crate) struct Machine<'p> {
     pub(crate) self_call: Option<SelfCall>,
     /// Chain cycles counted beyond the whole ones, in `ISSUE_WIDTH`ths of a cycle.
     pub(crate) chain_fraction: u64,
+    /// Quarter-cycles of the divider's not yet counted as a whole `DividerCycle`.
+    pub(crate) divider_fraction: u64,
     /// Set by a closure in tail position instead of calling (see [`PendingCall`]); only ever
     /// set on the way out of a function body, and consumed by its loop.
     pub(crate) pending: PendingCall,
@@ -180,6 +183,7 @@ impl<'p> Machine<'p> {
             iterated_other: 0,
             self_call: None,
             chain_fraction: 0,
+            divider_fraction: 0,
             pending: PendingCall {
                 kind: CalleeKind::None,
                 fun: 0,
@@ -503,16 +507,18 @@ impl<'p> Machine<'p> {
                     // Entered again by its own call (a jump back, or one level deeper).
                     Some(call) if call.fid == fid => {
                         self.self_call = None;
-                        let mut chain = call.chain;
+                        let mut kind = Iteration::Loop;
                         if call.descends {
                             // One level down a linear recursion: its return ends a level of
                             // the way back. Its way down has a window of its own, in levels.
                             way_back = Some((fid, f.return_chain));
-                            if !self.recursion_descends(fid) {
-                                chain = 0;
-                            }
+                            kind = if self.recursion_descends(fid) {
+                                Iteration::DeepLevel
+                            } else {
+                                Iteration::ShallowLevel
+                            };
                         }
-                        self.loop_iteration_ended(fid, chain, !call.descends);
+                        self.loop_iteration_ended(fid, call.chain, kind);
                     }
                     _ if fresh => self.loop_entered(fid),
                     _ => {}

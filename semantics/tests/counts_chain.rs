@@ -265,3 +265,38 @@ let input n = n
 let run n = fib n (0, 1)";
     assert_eq!(beyond_issue_quarters(source), 60 - 24);
 }
+
+fn divider_cycles(source: &str, size: i64) -> u64 {
+    common::count_of(source, size, "DividerCycle")
+}
+
+#[test]
+fn the_divider_binds_where_an_iteration_is_little_else() {
+    // Two `divsd` an iteration keep the divider busy 8 cycles; the iteration issues ForIter 5,
+    // ArrayGet 5, LetData 2, FloatDiv 2 × 2, FloatAdd 2 × 1, BackEdgePoll 2: 20 instructions,
+    // 5 cycles. 3 cycles beyond, per iteration.
+    let divides = "
+let input n = Array.make (n + 1) 3.0
+let run a =
+  let s = ref 0.0 in
+  for i = 1 to Array.length a - 1 do let x = a.(i) in s := !s +. 1.0 /. x +. 2.0 /. x done;
+  !s";
+    assert_eq!(
+        divider_cycles(divides, 204) - divider_cycles(divides, 200),
+        4 * 3
+    );
+    // The same divisions among twenty more multiplications and additions: the iteration takes
+    // longer to issue than the divider is busy, and the divisions cost their instructions.
+    let among_others = "
+let input n = Array.make (n + 1) 3.0
+let run a =
+  let s = ref 0.0 in
+  for i = 1 to Array.length a - 1 do
+    let x = a.(i) in
+    let y = x *. x +. x *. 2.0 +. x *. 3.0 +. x *. 4.0 +. x *. 5.0 in
+    let z = y *. y +. y *. 2.0 +. y *. 3.0 +. y *. 4.0 +. y *. 5.0 in
+    s := !s +. 1.0 /. x +. 2.0 /. z
+  done;
+  !s";
+    assert_eq!(divider_cycles(among_others, 1000), 0);
+}
