@@ -300,3 +300,28 @@ let run a =
   !s";
     assert_eq!(divider_cycles(among_others, 1000), 0);
 }
+
+#[test]
+fn a_way_back_that_multiplies_on_some_levels_carries_the_mean_of_its_branches() {
+    // `h * h mod p`: the multiply through its right operand 5 and the remainder by a constant
+    // 14, 19 cycles (76 quarters), against the level's LetData 2, IntLand 2, IntCondEq 2,
+    // IntMult 3 and IntModConst 10: 57 quarters beyond, per level.
+    let every_level = "
+let rec f n = if n = 0 then 1 else let h = f (n - 1) in if n land 1 = 0 then h * h mod 1000003 else h * h mod 1000003
+let input n = n
+let run n = f n";
+    let four_levels = |source| chain_cycles(source, 204) - chain_cycles(source, 200);
+    assert_eq!(four_levels(every_level), 57);
+    // On odd levels only, the branch taken level after level is one or the other: the way
+    // back carries their mean, 9 cycles (36 quarters), against 6 quarters of issue on an even
+    // level and 19 on an odd one: 30 + 17 quarters per two levels, 23.5 cycles per four.
+    let odd_levels = "
+let rec f n = if n = 0 then 1 else let h = f (n - 1) in if n land 1 = 0 then h else h * h mod 1000003
+let input n = n
+let run n = f n";
+    assert!(
+        (23..=24).contains(&four_levels(odd_levels)),
+        "{}",
+        four_levels(odd_levels)
+    );
+}
