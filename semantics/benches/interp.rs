@@ -49,13 +49,15 @@ fn interp(c: &mut Criterion) {
     for &(name, source, size) in PROGRAMS {
         let program = Program::from_source(name, source).expect("benchmark programs load");
         // Constructs executed: not the cycles and instructions loops are charged with
-        // (`ChainCycle`, `CallShadow`), which are amounts, not events.
+        // (`ChainCycle`, `DividerCycle`, `CallShadow`), which are amounts, not events.
         let constructs: u64 = program
             .count(size)
             .expect("benchmark programs run")
             .counts
             .iter()
-            .filter(|(name, _)| !["ChainCycle", "CallShadow"].contains(&name.as_str()))
+            .filter(|(name, _)| {
+                !["ChainCycle", "DividerCycle", "CallShadow"].contains(&name.as_str())
+            })
             .map(|(_, n)| n)
             .sum();
         group.throughput(Throughput::Elements(constructs));
