@@ -240,8 +240,12 @@ impl<'a> Compiler<'a> {
             Bound::Prim(Prim::MinInt) => {
                 return Ok(Out::Const(StaticValue::Imm(crate::value::MIN_INT)))
             }
+            // A field of the Stdlib's module block, read at run time (`stdlib.ml` computes it
+            // with `float_of_bits`): not a constant ocamlopt can build a block of, so
+            // `(0.0, neg_infinity)` is allocated where it is evaluated (3 words).
             Bound::Prim(Prim::FloatConstant(c)) => {
-                return Ok(Out::Const(StaticValue::Float(c.value())))
+                let value = self.lower(Out::Const(StaticValue::Float(c.value())));
+                return Ok(Out::Code(value));
             }
             Bound::Prim(p) => Code::ClosedFun(self.prim_function(name, p, e)?),
         }))
