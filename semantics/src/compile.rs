@@ -50,6 +50,15 @@ pub(crate) enum Bound {
         depth: usize,
         id: u32,
     },
+    /// A member of a closed recursive group, seen from inside the group's functions (at
+    /// `depth`): a static function, except to a closure nested in it that is allocated anyway,
+    /// which captures it (in ocamlopt's Lambda it is a variable there, the function's own
+    /// closure; `trie_int_lists`'s `upd`, which names `insert`, has a field more for it).
+    OwnClosed {
+        fid: FunId,
+        depth: usize,
+        id: u32,
+    },
     Prim(Prim),
 }
 
@@ -71,6 +80,9 @@ pub(crate) struct FunCtx {
     pub next_slot: u32,
     /// Index of the capture table (shared by the functions of a recursive group).
     pub table: usize,
+    /// Whether the function's closure is allocated (it captures a variable): it then captures
+    /// the enclosing recursive functions it names too ([`Bound::OwnClosed`]).
+    pub allocated: bool,
 }
 
 #[derive(Default)]
@@ -85,6 +97,8 @@ pub(crate) struct Compiler<'a> {
     pub statics: Vec<StaticValue>,
     pub scope: Vec<ScopeEntry>,
     pub ctxs: Vec<FunCtx>,
+    /// Whether the function [`Compiler::function`] compiles next is an allocated closure.
+    pub next_allocated: bool,
     pub tables: Vec<CaptureTable>,
     pub(crate) prim_funs: HashMap<(String, Option<CmpClass>), FunId>,
     /// Functions ocamlopt compiles as tupled (see [`Compiler::tupled_arity`]): a known call
@@ -117,7 +131,9 @@ impl<'a> Compiler<'a> {
             ctxs: vec![FunCtx {
                 next_slot: 0,
                 table: 0,
+                allocated: false,
             }],
+            next_allocated: false,
             tables: vec![CaptureTable::default()],
             prim_funs: HashMap::new(),
             tupled: std::collections::HashSet::new(),
@@ -234,6 +250,10 @@ impl<'a> Compiler<'a> {
             Bound::Global(slot) => Code::Global(slot),
             Bound::Const(v) => return Ok(Out::Const(v)),
             Bound::ClosedFun(fid) => Code::ClosedFun(fid),
+            Bound::OwnClosed { fid, depth, id } if depth < here && self.ctxs[here].allocated => {
+                self.capture(depth, id, Code::ClosedFun(fid))
+            }
+            Bound::OwnClosed { fid, .. } => Code::ClosedFun(fid),
             Bound::Prim(Prim::MaxInt) => {
                 return Ok(Out::Const(StaticValue::Imm(crate::value::MAX_INT)))
             }
@@ -498,6 +518,7 @@ impl<'a> Compiler<'a> {
         let fid = self.reserve_fun();
         self.tables.push(CaptureTable::default());
         let table = self.tables.len() - 1;
+        self.next_allocated = !closed;
         self.function(fid, name, params, body, e.pos, table)?;
         let captures: Box<[Code]> = std::mem::take(&mut self.tables[table].loads).into();
         debug_assert_eq!(
@@ -539,6 +560,7 @@ impl<'a> Compiler<'a> {
         self.ctxs.push(FunCtx {
             next_slot: arity,
             table,
+            allocated: std::mem::take(&mut self.next_allocated),
         });
         let mark = self.scope.len();
         let mut destructure = Vec::new();

@@ -206,9 +206,9 @@ impl Compiler<'_> {
         }
         let mut known = entry.as_ref().is_some_and(|en| en.arity.is_some());
         let tupled = match entry.as_ref().map(|en| &en.bound) {
-            Some(Bound::ClosedFun(fid) | Bound::Sibling { fid, .. }) => {
-                self.tupled.contains(fid).then_some(*fid)
-            }
+            Some(
+                Bound::ClosedFun(fid) | Bound::Sibling { fid, .. } | Bound::OwnClosed { fid, .. },
+            ) => self.tupled.contains(fid).then_some(*fid),
             _ => None,
         };
         // A tupled function (see `Compiler::tupled_arity`) called with its tuple written out

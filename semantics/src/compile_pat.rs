@@ -395,7 +395,11 @@ impl Compiler<'_> {
         let mark = self.scope.len();
         for ((b, name), &fid) in bindings.iter().zip(&names).zip(&fids) {
             let bound = if closed {
-                Bound::ClosedFun(fid)
+                Bound::OwnClosed {
+                    fid,
+                    depth: inner_depth,
+                    id: self.new_binding_id(),
+                }
             } else {
                 Bound::Sibling {
                     fid,
@@ -419,6 +423,7 @@ impl Compiler<'_> {
         }
         for ((b, name), &fid) in bindings.iter().zip(&names).zip(&fids) {
             let (params, body) = Compiler::function_parts(&b.expr).expect("checked above");
+            self.next_allocated = !closed;
             self.function(fid, name, params, body, b.expr.pos, table)?;
         }
         self.scope.truncate(mark);
