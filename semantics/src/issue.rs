@@ -339,19 +339,24 @@ impl Machine<'_> {
     /// Counts `excess` quarter-cycles of the divider's, whole cycles as `DividerCycle`.
     #[inline(always)]
     fn add_divider_excess(&mut self, excess: u64) {
-        self.divider_fraction += excess;
-        let whole = self.divider_fraction / ISSUE_WIDTH;
-        self.divider_fraction -= whole * ISSUE_WIDTH;
-        self.counts[Counter::DividerCycle as usize] += whole;
+        self.counts[Counter::DividerCycle as usize] +=
+            whole_cycles(&mut self.divider_fraction, excess);
     }
 
     #[inline(always)]
     fn add_chain_excess(&mut self, excess: u64) {
-        self.chain_fraction += excess;
-        let whole = self.chain_fraction / ISSUE_WIDTH;
-        self.chain_fraction -= whole * ISSUE_WIDTH;
-        self.counts[Counter::ChainCycle as usize] += whole;
+        self.counts[Counter::ChainCycle as usize] += whole_cycles(&mut self.chain_fraction, excess);
     }
+}
+
+/// Adds `excess` quarter-cycles to the `fraction` carried over, returning the whole cycles
+/// it now holds and keeping the rest.
+#[inline(always)]
+fn whole_cycles(fraction: &mut u64, excess: u64) -> u64 {
+    *fraction += excess;
+    let whole = *fraction / ISSUE_WIDTH;
+    *fraction -= whole * ISSUE_WIDTH;
+    whole
 }
 
 #[cfg(test)]
