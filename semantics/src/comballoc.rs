@@ -119,7 +119,11 @@ impl Walker {
                 None
             }
             Code::MatchTuple(m) => {
-                let mut pending = self.right_to_left(&mut m.components, pending);
+                // A matched tuple's components are bound one after another, left to right.
+                let mut pending = m
+                    .components
+                    .iter_mut()
+                    .fold(pending, |pending, code| self.code(code, pending));
                 let untested = m.arms.len() == 1 && m.last_untested && m.arms[0].guard.is_none();
                 if !untested {
                     pending = None;

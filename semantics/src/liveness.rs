@@ -290,7 +290,7 @@ impl Pass {
                 // While the components are computed, what the arms bind does not exist yet
                 // (`match (f a, f b) with (Const 0, q) -> q | …`: `q` is kept across no call).
                 live.retain(|s| !bound.contains(s));
-                self.operands(m.components.iter_mut().collect(), live, Order::RightToLeft);
+                self.operands(m.components.iter_mut().collect(), live, Order::LeftToRight);
             }
             Code::Try(t) => {
                 // The handler can run after any part of the body: what it reads stays live
@@ -396,6 +396,7 @@ impl Pass {
         let n = operands.len();
         let rank = |i: usize| match order {
             Order::ArgumentsThenFunction if i == n - 1 => n,
+            Order::LeftToRight => i,
             _ => n - 1 - i,
         };
         let after = live.clone();
@@ -472,6 +473,8 @@ fn release_on_entry(entries: Vec<(&mut Code, Live)>, live: &Live, bound: &Live) 
 enum Order {
     /// Last operand first (ocamlopt's order for operators, tuples, constructors).
     RightToLeft,
+    /// First operand first (the components of a matched tuple, each bound by a `let`).
+    LeftToRight,
     /// The arguments right to left, then the function (the last operand).
     ArgumentsThenFunction,
 }

@@ -452,8 +452,10 @@ impl Lower {
             })
             .collect();
         ev(move |m| {
-            let values = eval_all(m, &components)?;
-            for (&slot, v) in slots.iter().zip(values) {
+            // ocamlopt binds a matched tuple's components left to right (a `let` each, read
+            // off `-S`: `match (f a, f b)` calls `f a` first), unlike a tuple built as a value.
+            for (&slot, component) in slots.iter().zip(components.iter()) {
+                let v = component.get(m)?;
                 m.set_local(slot, v);
             }
             for (i, arm) in arms.iter().enumerate() {
