@@ -43,6 +43,29 @@ enum Context {
     Unboxed,
 }
 
+/// Whether `code` computes a new float in at least one of the positions its value comes from,
+/// `unboxed` being the slots bound to unboxed floats so far: then a `let` keeps it unboxed.
+pub(crate) fn computes_new_float(code: &Code, unboxed: &HashSet<Slot>) -> bool {
+    let fresh = |c: &Code| computes_new_float(c, unboxed);
+    match code {
+        Code::Op2(node) => matches!(node.op, Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv),
+        Code::Op1(op, _) => matches!(op, Op1::FNeg | Op1::FloatOfInt | Op1::FSqrt | Op1::FAbs),
+        Code::Local(slot) => unboxed.contains(slot),
+        Code::Let(l) => fresh(&l.body),
+        Code::LetRec(group) => fresh(&group.1),
+        Code::Seq(pair) => fresh(&pair.1),
+        Code::If(branches) => fresh(&branches.1) || fresh(&branches.2),
+        Code::Match(m) => m.arms.iter().any(|a| fresh(&a.body)),
+        Code::MatchTuple(m) => m.arms.iter().any(|a| fresh(&a.body)),
+        Code::Try(t) => fresh(&t.body) || t.arms.iter().any(|a| fresh(&a.body)),
+        Code::Imp(node) => matches!(
+            node.op,
+            ImpOp::GetField { flat: true, .. } | ImpOp::ArrayGet { flat: true, .. }
+        ),
+        _ => false,
+    }
+}
+
 #[derive(Default)]
 struct Boxing {
     /// Frame slots of the running function bound to unboxed floats (slots are never reused
@@ -51,26 +74,8 @@ struct Boxing {
 }
 
 impl Boxing {
-    /// Whether `code` computes a new float in at least one of the positions its value comes
-    /// from.
     fn fresh(&self, code: &Code) -> bool {
-        match code {
-            Code::Op2(node) => matches!(node.op, Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv),
-            Code::Op1(op, _) => matches!(op, Op1::FNeg | Op1::FloatOfInt | Op1::FSqrt | Op1::FAbs),
-            Code::Local(slot) => self.unboxed.contains(slot),
-            Code::Let(l) => self.fresh(&l.body),
-            Code::LetRec(group) => self.fresh(&group.1),
-            Code::Seq(pair) => self.fresh(&pair.1),
-            Code::If(branches) => self.fresh(&branches.1) || self.fresh(&branches.2),
-            Code::Match(m) => m.arms.iter().any(|a| self.fresh(&a.body)),
-            Code::MatchTuple(m) => m.arms.iter().any(|a| self.fresh(&a.body)),
-            Code::Try(t) => self.fresh(&t.body) || t.arms.iter().any(|a| self.fresh(&a.body)),
-            Code::Imp(node) => matches!(
-                node.op,
-                ImpOp::GetField { flat: true, .. } | ImpOp::ArrayGet { flat: true, .. }
-            ),
-            _ => false,
-        }
+        computes_new_float(code, &self.unboxed)
     }
 
     fn walk_box(&mut self, code: Code) -> Code {

@@ -44,6 +44,9 @@ const TWO_WAY: u32 = 1 << 8;
 #[derive(Default)]
 pub(crate) struct BranchTrace {
     events: Vec<u32>,
+    /// Loop instances whose chain was counted ramping in ([`crate::issue::OVERLAP_WINDOW`]):
+    /// the events recorded when each began, and the sixths of a cycle its ramp left out.
+    ramps: Vec<(u64, u64)>,
 }
 
 /// Mispredictions of a run in the steady state.
@@ -51,12 +54,33 @@ pub(crate) struct BranchTrace {
 pub(crate) struct Misses {
     pub(crate) jumps: u64,
     pub(crate) branches: u64,
+    /// Sixths of a cycle of chain the ramps left out of instances that began right after a
+    /// mispredicted branch: nothing ran beside their start, so their chain binds in full.
+    pub(crate) unramped: u64,
 }
 
 impl BranchTrace {
     /// Forgets what was recorded (the branches of `input`).
     pub(crate) fn clear(&mut self) {
         self.events.clear();
+        self.ramps.clear();
+    }
+
+    /// Branches recorded so far: where a loop instance beginning now sits in the trace.
+    #[inline(always)]
+    pub(crate) fn position(&self) -> u64 {
+        self.events.len() as u64
+    }
+
+    /// The instance of a loop that began at trace `position` left `saved` sixths of a cycle of
+    /// its chain out, ramping in: they are counted after all if the branch just before it
+    /// turns out mispredicted.
+    #[inline(always)]
+    pub(crate) fn ramped(&mut self, position: u64, saved: u64) {
+        match self.ramps.last_mut() {
+            Some((at, total)) if *at == position => *total += saved,
+            _ => self.ramps.push((position, saved)),
+        }
     }
 
     /// A jump through the table of `site` went to `arm`.
@@ -76,16 +100,22 @@ impl BranchTrace {
     pub(crate) fn misses(&self, warm: bool) -> Misses {
         let mut jumps = JumpPredictor::default();
         let mut branches = TwoWayPredictor::default();
+        let mut missed = vec![0u64; self.events.len().div_ceil(64)];
         let mut pass = |count: bool| {
             let mut misses = Misses::default();
-            for &e in &self.events {
+            for (i, &e) in self.events.iter().enumerate() {
                 let site = e >> 9;
-                if e & TWO_WAY != 0 {
-                    if branches.branch(site, e & 1 != 0) && count {
-                        misses.branches += 1;
-                    }
-                } else if jumps.jump(site, (e & 0xff) as u8) && count {
-                    misses.jumps += 1;
+                let miss = if e & TWO_WAY != 0 {
+                    let miss = branches.branch(site, e & 1 != 0);
+                    misses.branches += u64::from(miss);
+                    miss
+                } else {
+                    let miss = jumps.jump(site, (e & 0xff) as u8);
+                    misses.jumps += u64::from(miss);
+                    miss
+                };
+                if count && miss {
+                    missed[i / 64] |= 1 << (i % 64);
                 }
             }
             misses
@@ -96,7 +126,17 @@ impl BranchTrace {
             pass(false);
             pass(false);
         }
-        pass(true)
+        let mut misses = pass(true);
+        misses.unramped = self
+            .ramps
+            .iter()
+            .filter(|&&(position, _)| {
+                let before = position.wrapping_sub(1) as usize;
+                position > 0 && missed[before / 64] & (1 << (before % 64)) != 0
+            })
+            .map(|&(_, saved)| saved)
+            .sum();
+        misses
     }
 }
 
@@ -114,6 +154,7 @@ impl Machine<'_> {
         let misses = self.branches.misses(warm);
         self.counts[Counter::JumpMiss as usize] = misses.jumps;
         self.counts[Counter::BranchMiss as usize] = misses.branches;
+        self.add_chain_excess(misses.unramped);
     }
 
     /// The two-way branch at `site` went the `taken` way.

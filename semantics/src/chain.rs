@@ -17,14 +17,17 @@
 //! in cycles of a fixed table of ocamlopt's amd64 sequences ([`op2_cycles`]): the fit prices a
 //! cycle, the table only says how many each operation is worth. A call of a known function adds
 //! the latency of its body; a read of a field, a list cell, an array element or a boxed float
-//! is a load; a float boxed to be passed on is a store the next iteration's load waits for.
+//! is a load (but not a float variable ocamlopt keeps unboxed: a float `ref` turned into a
+//! variable, a `let` of a computed float); a float boxed to be passed on is a store the next
+//! iteration's load waits for. Where values feed each other (Mandelbrot's `zr` and `zi`), the
+//! chain is the slowest round trip per iteration ([`max_cycle_mean`]).
 //! Branches are predicted (a condition carries no latency), and a block built from a value is
 //! a store nothing waits on. The chains are stored on the IR ([`App::chain`],
 //! [`ForLoop::chain`], the third field of [`Code::While`]); as the loop runs, the part of each
 //! iteration's chain beyond its issue is counted ([`crate::issue`]).
 
 use crate::ir::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Latency in cycles from each source (a parameter, a loop variable, the self call's result)
 /// to a value; `None`: the value does not depend on that source.
@@ -47,13 +50,18 @@ const BOX: u32 = 2;
 /// `idiv` faster (its latency depends on the operands, here small), and a multiply of two
 /// tagged values 4 through its left operand, whose decrement this core folds (a chain of
 /// `add $1` runs three to a cycle here), one more through its right one (see `Code::Op2`).
+/// The same folding makes a subtraction's retagging `add $1` free: `acc - n - k - n - k`,
+/// four `sub` and one `add $4`, runs in 4 cycles an iteration (the `intsub` template, counted
+/// at 2 a subtraction it was overpredicted by 57%). Floats: this core adds in 2 cycles on its
+/// fast adders and multiplies in 4 (a sum of two array elements a step, `arrayget_float`,
+/// runs at 2 cycles an add).
 fn op2_cycles(op: Op2) -> u32 {
     use Op2::*;
     match op {
-        // `lea -1(a, b)`; `and`, `or`; `xor` then `or 1`.
-        Add | Land | Lor => 1,
-        // `sub` then `inc`; shifts untag, shift, retag.
-        Sub | Lxor | Lsl | Lsr | Asr => 2,
+        // `lea -1(a, b)`; `sub` then a free `add $1`; `and`, `or`.
+        Add | Land | Lor | Sub => 1,
+        // `xor` then `or 1`; shifts untag, shift, retag.
+        Lxor | Lsl | Lsr | Asr => 2,
         // `imul`, retag; through the right operand, its untagging shift too (see `lat`).
         Mul => 4,
         MulConst => 3,
@@ -61,7 +69,8 @@ fn op2_cycles(op: Op2) -> u32 {
         DivPow2 | ModPow2 => 6,
         DivConst => 9,
         ModConst => 14,
-        FAdd | FSub | FMul => 3,
+        FAdd | FSub => 2,
+        FMul => 4,
         FDiv => 13,
         IntEq | IntNe | IntLt | IntLe | IntGt | IntGe | PhysEq | PhysNe | IntCompare => 2,
         FloatEq | FloatNe | FloatLt | FloatLe | FloatGt | FloatGe | FloatCompare => 3,
@@ -133,8 +142,9 @@ struct Walker<'a> {
     env: HashMap<Slot, Lat>,
     /// Loop-carried variables of a loop's walk: slot → source.
     carried: HashMap<Slot, usize>,
-    /// For each carried variable, the longest chain from it to a value assigned to it.
-    carried_chain: Vec<u32>,
+    /// `carried_chain[i][j]`: the longest chain from carried variable `i` (as the iteration
+    /// began) to a value assigned to carried variable `j`.
+    carried_chain: Vec<Vec<Option<u32>>>,
     /// Whether a self call was found (and marked) in a recording walk.
     closes_loop: bool,
     /// Whether to store the chains found on the IR (off while computing summaries).
@@ -157,6 +167,9 @@ struct Walker<'a> {
     /// or the other (`if e mod 2 = 0 then h else b * h mod m`: the remainder on the odd
     /// exponents only). The longer branch at every level overpredicted `power` by 59%.
     mean_of_branches: bool,
+    /// Slots bound to unboxed floats, as [`crate::boxing`] decides: a float ref ocamlopt
+    /// turned into a variable, a `let` of a computed float. Reading one is no load.
+    unboxed: HashSet<Slot>,
 }
 
 impl<'a> Walker<'a> {
@@ -189,6 +202,7 @@ impl<'a> Walker<'a> {
             register,
             last_float: source(sources, register),
             mean_of_branches: false,
+            unboxed: HashSet::new(),
         }
     }
 
@@ -251,7 +265,13 @@ impl<'a> Walker<'a> {
             Code::Let(l) => {
                 let value = self.lat(&mut l.value);
                 match &l.binder {
-                    Binder::Slot(s) => self.bind(*s, value),
+                    Binder::Slot(s) => {
+                        if l.float_var || crate::boxing::computes_new_float(&l.value, &self.unboxed)
+                        {
+                            self.unboxed.insert(*s);
+                        }
+                        self.bind(*s, value)
+                    }
                     Binder::Pattern { pat, .. } => self.bind_pat(pat, &value, false),
                 }
                 self.lat(&mut l.body)
@@ -298,10 +318,14 @@ impl<'a> Walker<'a> {
                 let float = is_float_op(node.op);
                 let operand = |w: &mut Self, c: &mut Code| {
                     let l = w.lat(c);
-                    // A float held in a variable or returned by a call is boxed: reading it
-                    // is a load.
-                    let boxed =
-                        float && matches!(c, Code::Local(_) | Code::TakeLocal(_) | Code::App(_));
+                    // A float held in a variable (unless unboxed) or returned by a call is
+                    // boxed: reading it is a load.
+                    let boxed = float
+                        && match c {
+                            Code::Local(s) | Code::TakeLocal(s) => !w.unboxed.contains(s),
+                            Code::App(_) => true,
+                            _ => false,
+                        };
                     if boxed {
                         plus(&l, LOAD)
                     } else {
@@ -374,9 +398,11 @@ impl<'a> Walker<'a> {
             Code::Imp(node) => self.imp(node),
             Code::Assign(slot, value) => {
                 let l = self.lat(value);
-                if let Some(&source) = self.carried.get(slot) {
-                    let chain = l[source].unwrap_or(0);
-                    self.carried_chain[source] = self.carried_chain[source].max(chain);
+                if let Some(&target) = self.carried.get(slot) {
+                    for (source, &chain) in l.iter().enumerate() {
+                        let edge = &mut self.carried_chain[source][target];
+                        *edge = (*edge).max(chain);
+                    }
                 }
                 self.bind(*slot, l);
                 self.none()
@@ -455,14 +481,18 @@ impl<'a> Walker<'a> {
             if self.record && self.self_result.is_some() {
                 app.closes_loop = Some(self.fid);
                 self.closes_loop = true;
-                // Parameter i's chain: from parameter i to the argument in its place.
-                let down = args
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, l)| l[i])
-                    .chain(self.last_float[self.register])
-                    .max()
-                    .unwrap_or(0);
+                // From each parameter to each argument, and to the float register's last
+                // writer: the chain is the slowest cycle through them.
+                let mut edges = vec![vec![None; self.sources]; self.sources];
+                for (j, l) in args.iter().enumerate() {
+                    for (i, &c) in l.iter().enumerate() {
+                        edges[i][j] = c;
+                    }
+                }
+                for (i, &c) in self.last_float.iter().enumerate() {
+                    edges[i][self.register] = c;
+                }
+                let down = max_cycle_mean(&edges);
                 if app.tail {
                     app.chain = down;
                 } else if self.linear {
@@ -528,7 +558,7 @@ impl<'a> Walker<'a> {
                 .map(|(i, s)| (*s, source(sources, i)))
                 .collect(),
             carried: assigned.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
-            carried_chain: vec![0; sources],
+            carried_chain: vec![vec![None; sources]; sources],
             closes_loop: false,
             record: self.record,
             through_result: 0,
@@ -537,16 +567,15 @@ impl<'a> Walker<'a> {
             register,
             last_float: source(sources, register),
             mean_of_branches: false,
+            unboxed: self.unboxed.clone(),
         };
         inner.lat(cond);
         inner.lat(body);
-        let chain = inner
-            .carried_chain
-            .iter()
-            .copied()
-            .chain(inner.last_float[register])
-            .max()
-            .unwrap_or(0);
+        let mut edges = std::mem::take(&mut inner.carried_chain);
+        for (i, &c) in inner.last_float.iter().enumerate() {
+            edges[i][register] = edges[i][register].max(c);
+        }
+        let chain = max_cycle_mean(&edges);
         // The enclosing walk sees the body too: its self calls and the slots it binds.
         let saved = std::mem::replace(&mut self.record, false);
         self.lat(cond);
@@ -554,6 +583,37 @@ impl<'a> Walker<'a> {
         self.record = saved;
         chain
     }
+}
+
+/// The cycles an iteration takes when it waits on every dependence `edges[i][j]` from the value
+/// `i` held as the iteration began to the value `j` holds as the next begins: the largest mean
+/// latency per edge of a cycle in that graph (Karp's algorithm), rounded. A value that feeds
+/// only itself is a cycle of one edge; two that feed each other (Mandelbrot's `zr` and `zi`,
+/// 10 cycles from `zr` to `zi`, 8 back, each 8 or 6 to itself) take the mean of their round trip,
+/// 9 cycles an iteration.
+fn max_cycle_mean(edges: &[Vec<Option<u32>>]) -> u32 {
+    let n = edges.len();
+    // walks[k][v]: the heaviest walk of exactly k edges ending at v, from anywhere.
+    let mut walks: Vec<Vec<Option<i64>>> = vec![vec![Some(0); n]];
+    for k in 1..=n {
+        let next = (0..n)
+            .map(|v| {
+                (0..n)
+                    .filter_map(|u| Some(walks[k - 1][u]? + i64::from(edges[u][v]?)))
+                    .max()
+            })
+            .collect();
+        walks.push(next);
+    }
+    let best = (0..n)
+        .filter_map(|v| {
+            let last = walks[n][v]?;
+            (0..n)
+                .filter_map(|k| Some((last - walks[k][v]?) as f64 / (n - k) as f64))
+                .min_by(f64::total_cmp)
+        })
+        .max_by(f64::total_cmp);
+    best.map_or(0, |mean| mean.round() as u32)
 }
 
 fn source(sources: usize, i: usize) -> Lat {
