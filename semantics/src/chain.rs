@@ -14,9 +14,10 @@
 //! - a `for` or `while` iteration: from each variable assigned in the body to the value
 //!   assigned to it (`s := next !s` on a reference ocamlopt turned into a variable),
 //!
-//! in cycles of a fixed table of ocamlopt's amd64 sequences ([`op2_cycles`]): the fit prices a
-//! cycle, the table only says how many each operation is worth. A call of a known function adds
-//! the latency of its body; a read of a field, a list cell, an array element or a boxed float
+//! in cycles of a fixed table of ocamlopt's amd64 sequences ([`crate::latency_table`]): the fit
+//! prices a cycle, the table only says how many each operation is worth. A call of a known
+//! function adds the latency of its body; a call through a closure, the mean of the bodies it
+//! can reach ([`crate::callees`]); a read of a field, a list cell, an array element or a boxed float
 //! is a load (but not a float variable ocamlopt keeps unboxed: a float `ref` turned into a
 //! variable, a `let` of a computed float); a float boxed to be passed on is a store the next
 //! iteration's load waits for. Where values feed each other (Mandelbrot's `zr` and `zi`), the
@@ -26,88 +27,30 @@
 //! [`ForLoop::chain`], the third field of [`Code::While`]); as the loop runs, the part of each
 //! iteration's chain beyond its issue is counted ([`crate::issue`]).
 
+use crate::callees::{max_cycle_mean, Callees};
 use crate::ir::*;
+use crate::latency_table::{is_float_op, op1_cycles, op2_cycles, BOX, LOAD};
 use std::collections::{HashMap, HashSet};
 
 /// Latency in cycles from each source (a parameter, a loop variable, the self call's result)
 /// to a value; `None`: the value does not depend on that source.
 type Lat = Vec<Option<u32>>;
 
-/// A load that hits the level-1 cache, as a walk from one cell to the next waits on it
-/// (calibrated with the operations: see [`op2_cycles`]).
-const LOAD: u32 = 5;
-/// What a float boxed by one iteration and unboxed by the next adds to the load: the store
-/// whose result the load waits for.
-const BOX: u32 = 2;
-
-/// Cycles of one binary operation as ocamlopt 4.13 selects it on amd64, on tagged integers.
-///
-/// Calibrated on the training templates that carry one kind of operation on their chain
-/// (`chain_*`, `*_chain`; one default run, 8 layouts): each kind is worth the cycles that put
-/// its templates' time beyond issue on one line with the others' — the fit then prices that
-/// line's cycle. Against the latencies of the instruction tables, the constant divisions and
-/// remainders come out slower (a multiply-high, shifts and a correction, all on the chain),
-/// `idiv` faster (its latency depends on the operands, here small), and a multiply of two
-/// tagged values 4 through its left operand, whose decrement this core folds (a chain of
-/// `add $1` runs three to a cycle here), one more through its right one (see `Code::Op2`).
-/// The same folding makes a subtraction's retagging `add $1` free: `acc - n - k - n - k`,
-/// four `sub` and one `add $4`, runs in 4 cycles an iteration (the `intsub` template, counted
-/// at 2 a subtraction it was overpredicted by 57%). Floats: this core adds in 2 cycles on its
-/// fast adders and multiplies in 4 (a sum of two array elements a step, `arrayget_float`,
-/// runs at 2 cycles an add).
-fn op2_cycles(op: Op2) -> u32 {
-    use Op2::*;
-    match op {
-        // `lea -1(a, b)`; `sub` then a free `add $1`; `and`, `or`.
-        Add | Land | Lor | Sub => 1,
-        // `xor` then `or 1`; shifts untag, shift, retag.
-        Lxor | Lsl | Lsr | Asr => 2,
-        // `imul`, retag; through the right operand, its untagging shift too (see `lat`).
-        Mul => 4,
-        MulConst => 3,
-        Div | Mod => 22,
-        DivPow2 | ModPow2 => 6,
-        DivConst => 9,
-        ModConst => 14,
-        FAdd | FSub => 2,
-        FMul => 4,
-        FDiv => 13,
-        IntEq | IntNe | IntLt | IntLe | IntGt | IntGe | PhysEq | PhysNe | IntCompare => 2,
-        FloatEq | FloatNe | FloatLt | FloatLe | FloatGt | FloatGe | FloatCompare => 3,
-        PolyEq | PolyNe | PolyLt | PolyLe | PolyGt | PolyGe | PolyCompare => 10,
-    }
-}
-
-fn op1_cycles(op: Op1) -> Option<u32> {
-    Some(match op {
-        Op1::Not | Op1::Neg | Op1::FNeg | Op1::Succ | Op1::Pred => 1,
-        // The compare and the branch are predicted; the negation is on the chain.
-        Op1::Abs | Op1::FAbs | Op1::Lnot => 1,
-        Op1::FSqrt => 13,
-        Op1::Fst | Op1::Snd => LOAD,
-        Op1::FloatOfInt | Op1::IntOfFloat => 4,
-        Op1::Ignore => return None,
-    })
-}
-
-fn is_float_op(op: Op2) -> bool {
-    use Op2::*;
-    matches!(
-        op,
-        FAdd | FSub | FMul | FDiv | FloatEq | FloatNe | FloatLt | FloatLe | FloatGt | FloatGe
-    )
-}
-
 /// Marks every loop of every function with the chain it carries.
 pub(crate) fn mark_chains(compiled: &mut Compiled) {
-    let summaries = summaries(&mut compiled.funs);
+    let callees = Callees::of(compiled);
+    let summaries = summaries(&mut compiled.funs, &callees);
+    let known = Known {
+        summaries: &summaries,
+        callees: &callees,
+    };
     for (fid, fun) in compiled.funs.iter_mut().enumerate() {
         // A non-tail self call closes the chain from its result to the function's result:
         // known after one walk, stored by the second.
-        let mut probe = Walker::for_function(fun, fid as FunId, &summaries, false, 0);
+        let mut probe = Walker::for_function(fun, fid as FunId, known, false, 0);
         probe.mean_of_branches = true;
         let through_result = probe.lat(&mut fun.body)[fun.arity as usize].unwrap_or(0);
-        let mut walker = Walker::for_function(fun, fid as FunId, &summaries, true, through_result);
+        let mut walker = Walker::for_function(fun, fid as FunId, known, true, through_result);
         walker.linear = probe.nontail_self_sites == 1;
         walker.lat(&mut fun.body);
         fun.is_loop = walker.closes_loop;
@@ -118,12 +61,17 @@ pub(crate) fn mark_chains(compiled: &mut Compiled) {
 /// For each function, the latency from each parameter to its result: what a call of it adds to
 /// a chain. Two passes let callees defined after their callers be known; recursion adds
 /// nothing more.
-fn summaries(funs: &mut [FunCode]) -> Vec<Vec<u32>> {
+fn summaries(funs: &mut [FunCode], callees: &Callees) -> Vec<Vec<u32>> {
     let mut summaries: Vec<Vec<u32>> = funs.iter().map(|f| vec![0; f.arity as usize]).collect();
     for _ in 0..2 {
         for (fid, fun) in funs.iter_mut().enumerate() {
-            let mut walker = Walker::for_function(fun, fid as FunId, &summaries, false, 0);
+            let known = Known {
+                summaries: &summaries,
+                callees,
+            };
+            let mut walker = Walker::for_function(fun, fid as FunId, known, false, 0);
             let result = walker.lat(&mut fun.body);
+            drop(walker);
             summaries[fid] = (0..fun.arity as usize)
                 .map(|i| result[i].unwrap_or(0))
                 .collect();
@@ -132,14 +80,24 @@ fn summaries(funs: &mut [FunCode]) -> Vec<Vec<u32>> {
     summaries
 }
 
+/// What the walks know of the functions called: each one's latencies from its parameters to
+/// its result, and which ones a call through a closure may reach.
+#[derive(Clone, Copy)]
+struct Known<'a> {
+    summaries: &'a [Vec<u32>],
+    callees: &'a Callees,
+}
+
 struct Walker<'a> {
     fid: FunId,
     /// Number of sources; in a function walk, the last is the self call's result.
     sources: usize,
     /// The source a non-tail self call's result is; `None` in a loop's walk.
     self_result: Option<usize>,
-    summaries: &'a [Vec<u32>],
+    known: Known<'a>,
     env: HashMap<Slot, Lat>,
+    /// Slots bound to a closure built here: a call through one reaches its function.
+    closures: HashMap<Slot, FunId>,
     /// Loop-carried variables of a loop's walk: slot → source.
     carried: HashMap<Slot, usize>,
     /// `carried_chain[i][j]`: the longest chain from carried variable `i` (as the iteration
@@ -176,7 +134,7 @@ impl<'a> Walker<'a> {
     fn for_function(
         fun: &FunCode,
         fid: FunId,
-        summaries: &'a [Vec<u32>],
+        known: Known<'a>,
         record: bool,
         through_result: u32,
     ) -> Walker<'a> {
@@ -190,8 +148,9 @@ impl<'a> Walker<'a> {
             fid,
             sources,
             self_result: Some(fun.arity as usize),
-            summaries,
+            known,
             env,
+            closures: HashMap::new(),
             carried: HashMap::new(),
             carried_chain: Vec::new(),
             closes_loop: false,
@@ -266,6 +225,9 @@ impl<'a> Walker<'a> {
                 let value = self.lat(&mut l.value);
                 match &l.binder {
                     Binder::Slot(s) => {
+                        if let Code::MakeClosure(closure) = &l.value {
+                            self.closures.insert(*s, closure.fun);
+                        }
                         if l.float_var || crate::boxing::computes_new_float(&l.value, &self.unboxed)
                         {
                             self.unboxed.insert(*s);
@@ -474,7 +436,8 @@ impl<'a> Walker<'a> {
 
     fn app(&mut self, app: &mut App) -> Lat {
         let args: Vec<Lat> = app.args.iter_mut().map(|a| self.lat(a)).collect();
-        if self.is_self(&app.func) && args.len() == self.summaries[self.fid as usize].len() {
+        let summaries = self.known.summaries;
+        if self.is_self(&app.func) && args.len() == summaries[self.fid as usize].len() {
             if !app.tail {
                 self.nontail_self_sites += 1;
             }
@@ -512,7 +475,10 @@ impl<'a> Walker<'a> {
             return result;
         }
         let callee = match &app.func {
-            Code::ClosedFun(f) | Code::Sibling(f) => self.summaries.get(*f as usize),
+            Code::ClosedFun(f) | Code::Sibling(f) => Some(*f),
+            Code::Local(s) | Code::TakeLocal(s) if self.closures.contains_key(s) => {
+                Some(self.closures[s])
+            }
             _ => {
                 self.lat(&mut app.func);
                 None
@@ -520,7 +486,10 @@ impl<'a> Walker<'a> {
         };
         let mut result = self.none();
         for (i, l) in args.iter().enumerate() {
-            let through = callee.and_then(|s| s.get(i).copied()).unwrap_or(0);
+            let through = match callee {
+                Some(f) => summaries[f as usize].get(i).copied().unwrap_or(0),
+                None => self.known.callees.through(args.len(), i, summaries),
+            };
             result = join(&result, &plus(l, through));
         }
         result
@@ -551,7 +520,8 @@ impl<'a> Walker<'a> {
             fid: self.fid,
             sources,
             self_result: None,
-            summaries: self.summaries,
+            known: self.known,
+            closures: self.closures.clone(),
             env: assigned
                 .iter()
                 .enumerate()
@@ -583,37 +553,6 @@ impl<'a> Walker<'a> {
         self.record = saved;
         chain
     }
-}
-
-/// The cycles an iteration takes when it waits on every dependence `edges[i][j]` from the value
-/// `i` held as the iteration began to the value `j` holds as the next begins: the largest mean
-/// latency per edge of a cycle in that graph (Karp's algorithm), rounded. A value that feeds
-/// only itself is a cycle of one edge; two that feed each other (Mandelbrot's `zr` and `zi`,
-/// 10 cycles from `zr` to `zi`, 8 back, each 8 or 6 to itself) take the mean of their round trip,
-/// 9 cycles an iteration.
-fn max_cycle_mean(edges: &[Vec<Option<u32>>]) -> u32 {
-    let n = edges.len();
-    // walks[k][v]: the heaviest walk of exactly k edges ending at v, from anywhere.
-    let mut walks: Vec<Vec<Option<i64>>> = vec![vec![Some(0); n]];
-    for k in 1..=n {
-        let next = (0..n)
-            .map(|v| {
-                (0..n)
-                    .filter_map(|u| Some(walks[k - 1][u]? + i64::from(edges[u][v]?)))
-                    .max()
-            })
-            .collect();
-        walks.push(next);
-    }
-    let best = (0..n)
-        .filter_map(|v| {
-            let last = walks[n][v]?;
-            (0..n)
-                .filter_map(|k| Some((last - walks[k][v]?) as f64 / (n - k) as f64))
-                .min_by(f64::total_cmp)
-        })
-        .max_by(f64::total_cmp);
-    best.map_or(0, |mean| mean.round() as u32)
 }
 
 fn source(sources: usize, i: usize) -> Lat {

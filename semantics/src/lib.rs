@@ -234,6 +234,7 @@ mod boxing;
 mod branch_trace;
 mod by_function;
 pub mod cache;
+mod callees;
 
 mod catalogue;
 mod chain;
@@ -252,6 +253,7 @@ mod infer_decl;
 mod infer_imperative;
 mod ir;
 mod issue;
+mod latency_table;
 mod lexer;
 mod liveness;
 mod lower;
