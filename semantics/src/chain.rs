@@ -27,9 +27,12 @@
 //! [`ForLoop::chain`], the third field of [`Code::While`]); as the loop runs, the part of each
 //! iteration's chain beyond its issue is counted ([`crate::issue`]).
 
+mod access;
+
 use crate::callees::{max_cycle_mean, Callees};
 use crate::ir::*;
 use crate::latency_table::{is_float_op, op1_cycles, op2_cycles, BOX, LOAD};
+use crate::loop_carried::{collect_assigned, stored_elements, Counter};
 use std::collections::{HashMap, HashSet};
 
 /// Latency in cycles from each source (a parameter, a loop variable, the self call's result)
@@ -98,6 +101,10 @@ struct Walker<'a> {
     env: HashMap<Slot, Lat>,
     /// Slots bound to a closure built here: a call through one reaches its function.
     closures: HashMap<Slot, FunId>,
+    /// In a `for` loop's walk, its counter, and the source standing for each array element
+    /// the body stores relative to it ([`crate::loop_carried`]).
+    counter: Option<Counter>,
+    elements: HashMap<(Slot, i64), usize>,
     /// Loop-carried variables of a loop's walk: slot → source.
     carried: HashMap<Slot, usize>,
     /// `carried_chain[i][j]`: the longest chain from carried variable `i` (as the iteration
@@ -151,6 +158,8 @@ impl<'a> Walker<'a> {
             known,
             env,
             closures: HashMap::new(),
+            counter: None,
+            elements: HashMap::new(),
             carried: HashMap::new(),
             carried_chain: Vec::new(),
             closes_loop: false,
@@ -171,45 +180,6 @@ impl<'a> Walker<'a> {
 
     fn bind(&mut self, slot: Slot, lat: Lat) {
         self.env.insert(slot, lat);
-    }
-
-    /// Binds the variables of `pat` matched against a value of latency `lat`: a variable bound
-    /// to the whole value has its latency, one bound to a field a load more.
-    fn bind_pat(&mut self, pat: &Pat, lat: &Lat, inside: bool) {
-        let field = || plus(lat, LOAD);
-        match pat {
-            Pat::Any | Pat::Imm(_) | Pat::Float(_) | Pat::Str(_) => {}
-            Pat::Bind(s) => {
-                let l = if inside { field() } else { lat.clone() };
-                self.bind(*s, l);
-            }
-            Pat::As(p, s) => {
-                let l = if inside { field() } else { lat.clone() };
-                self.bind(*s, l.clone());
-                self.bind_pat(p, &l, false);
-            }
-            Pat::Or(pair) => {
-                self.bind_pat(&pair.0, lat, inside);
-                self.bind_pat(&pair.1, lat, inside);
-            }
-            Pat::Cons(pair) => {
-                let l = if inside { field() } else { lat.clone() };
-                self.bind_pat(&pair.0, &l, true);
-                self.bind_pat(&pair.1, &l, true);
-            }
-            Pat::Tuple(ps) | Pat::Block(_, ps) | Pat::Exn(_, ps) => {
-                let l = if inside { field() } else { lat.clone() };
-                for p in ps.iter() {
-                    self.bind_pat(p, &l, true);
-                }
-            }
-            Pat::Record(fields) => {
-                let l = if inside { field() } else { lat.clone() };
-                for (_, p) in fields.iter() {
-                    self.bind_pat(p, &l, true);
-                }
-            }
-        }
     }
 
     fn is_self(&self, func: &Code) -> bool {
@@ -372,7 +342,11 @@ impl<'a> Walker<'a> {
             Code::For(f) => {
                 self.lat(&mut f.from);
                 self.lat(&mut f.until);
-                let chain = self.loop_chain(&mut f.body, &mut Code::Imm(0));
+                let counter = Counter {
+                    slot: f.slot,
+                    step: if f.down { -1 } else { 1 },
+                };
+                let chain = self.loop_chain(&mut f.body, &mut Code::Imm(0), Some(counter));
                 if self.record {
                     f.chain = chain;
                 }
@@ -380,7 +354,7 @@ impl<'a> Walker<'a> {
             }
             Code::While(w) => {
                 let (cond, body, stored) = &mut **w;
-                let chain = self.loop_chain(body, cond);
+                let chain = self.loop_chain(body, cond, None);
                 if self.record {
                     *stored = chain;
                 }
@@ -495,33 +469,29 @@ impl<'a> Walker<'a> {
         result
     }
 
-    fn imp(&mut self, node: &mut ImpNode) -> Lat {
-        let args: Vec<Lat> = node.args.iter_mut().map(|a| self.lat(a)).collect();
-        match node.op {
-            ImpOp::GetField { .. } | ImpOp::ArrayLength | ImpOp::Str(StrOp::Length) => {
-                plus(&args[0], LOAD)
-            }
-            ImpOp::Str(StrOp::Get { .. }) => plus(&join(&args[0], &plus(&args[1], 1)), LOAD),
-            ImpOp::ArrayGet { .. } => plus(&join(&args[0], &plus(&args[1], 1)), LOAD),
-            _ => self.none(),
-        }
-    }
-
-    /// The chain one iteration of a loop carries: over the variables its body assigns, the
-    /// latency from the variable to the value assigned to it.
-    fn loop_chain(&mut self, body: &mut Code, cond: &mut Code) -> u32 {
+    /// The chain one iteration of a loop carries: over the variables its body assigns and the
+    /// array elements it stores for the next iteration (`counter`: a `for` loop's), the
+    /// slowest cycle of latencies from one to the values the next iteration starts from.
+    fn loop_chain(&mut self, body: &mut Code, cond: &mut Code, counter: Option<Counter>) -> u32 {
         let mut assigned = Vec::new();
         collect_assigned(body, &mut assigned);
         assigned.sort_unstable();
         assigned.dedup();
-        let sources = assigned.len() + 1;
-        let register = assigned.len();
+        let stored = counter.map_or_else(Vec::new, |c| stored_elements(body, c));
+        let sources = assigned.len() + stored.len() + 1;
+        let register = sources - 1;
         let mut inner = Walker {
             fid: self.fid,
             sources,
             self_result: None,
             known: self.known,
             closures: self.closures.clone(),
+            counter,
+            elements: stored
+                .iter()
+                .enumerate()
+                .map(|(k, &element)| (element, assigned.len() + k))
+                .collect(),
             env: assigned
                 .iter()
                 .enumerate()
@@ -584,16 +554,4 @@ fn join(a: &Lat, b: &Lat) -> Lat {
             (x, y) => x.or(*y),
         })
         .collect()
-}
-
-/// The variables a loop body assigns (not inside closures it builds).
-fn collect_assigned(code: &Code, out: &mut Vec<Slot>) {
-    if let Code::Assign(slot, _) = code {
-        out.push(*slot);
-    }
-    code.for_each_child(&mut |child, captured| {
-        if !captured {
-            collect_assigned(child, out);
-        }
-    });
 }

@@ -256,6 +256,7 @@ mod issue;
 mod latency_table;
 mod lexer;
 mod liveness;
+mod loop_carried;
 mod lower;
 mod lower_array;
 mod lower_data;
