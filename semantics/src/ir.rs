@@ -490,10 +490,13 @@ pub(crate) struct App {
     /// The callee is a let-bound function whose arity the compiler knows: its partial
     /// applications are built inline, without a call.
     pub known: bool,
-    /// Values the caller still needs after a non-tail call — live variables and operands
-    /// already evaluated — each of which native code stores in the stack frame before the
-    /// call and loads back after it: `Spill` × this (set by [`crate::liveness`]).
+    /// Loads and stores after a non-tail call: each variable still needed and read before
+    /// the next call is loaded back from the stack frame, each operand already evaluated is
+    /// stored before it and loaded back (`Spill` × this; set by [`crate::liveness`]).
     pub kept_live: u32,
+    /// The variables live across a non-tail call: each is stored in the frame at the first
+    /// call it crosses after it was last written (`Spill`, counted as the program runs).
+    pub kept_slots: Box<[Slot]>,
     /// For a call of the running function, the cycles of the dependence chain the loop it
     /// closes carries into the next iteration, counted as `ChainCycle` where it binds when the
     /// call enters the function again (set by [`crate::chain`]; see [`crate::issue`]).

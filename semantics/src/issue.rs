@@ -49,10 +49,10 @@ const fn instructions(c: Counter) -> u8 {
         // the clock only moves forward; three instructions do not move a loop between regimes.
         AllocMerged => 0,
         AddToField | Base | BytesCopyWord | FieldSet | FloatAdd | IntAdd | IntSub | LetRec
-        | SelfTailApp | TupleElem | TupleMatch | WhileIter => 1,
+        | SelfTailApp | Spill | TupleElem | TupleMatch | WhileIter => 1,
         FloatDiv | FloatMult | FloatSqrt | FloatSub | FloatUMinus | Frame | FunApp | IntCondEq
         | IntCondGE | IntCondGT | IntCondLT | IntLand | IntLor | IntMultConst | IntOfFloat
-        | IntUMinus | LetData | Raise | Spill | VariantElem => 2,
+        | IntUMinus | LetData | Raise | VariantElem => 2,
         BoolNot | CondValue | IntCondLE | IntLsl | IntLxor | IntMult | LoopPoll => 3,
         Closure | FloatCondGE | FloatCondGT | FloatCondLE | FloatCondLT | FloatOfInt | IntAsr
         | IntLsr | PatternMatch | TailApp => 4,

@@ -101,7 +101,8 @@
 //!   closure's arity (one argument calls through the code pointer, no check). `Spill`: the
 //!   caller keeps nothing in registers across a call, so each value still needed after a
 //!   non-tail call — live variables, and operands already computed — is stored and loaded
-//!   back (`n * fact (n - 1)` spills `n`). `Frame`: a function that calls, allocates, loops
+//!   back (`n * fact (n - 1)` stores and loads `n`: 2), a variable stored once before the
+//!   first call it survives and loaded once after the last call before each read. `Frame`: a function that calls, allocates, loops
 //!   (a poll of the minor heap heads each loop), raises or pushes a handler sets up a stack
 //!   frame on entry (a function's tail call to itself jumps past it). All three come from the liveness pass (`liveness.rs`).
 //! - **Branches the processor mispredicts** count `JumpMiss` (a `match` of more than two arms

@@ -30,7 +30,12 @@
 //! stack frame and back: [`App::kept_live`], counted as `Spill`. Whether a function has a
 //! frame at all is [`crate::frame::needs_frame`], counted as `Frame` on entry.
 
+mod slots;
+
 use crate::ir::*;
+use slots::{
+    field_slots, holds_a_result, pattern_slots, release_on_entry, uses, visit_reads, Order,
+};
 use std::collections::{HashMap, HashSet};
 
 type Live = HashSet<Slot>;
@@ -56,9 +61,14 @@ struct Pass {
     aliases: HashMap<Slot, Slot>,
     /// Results of operands evaluated before the current one, held while it runs.
     pending: u32,
+    /// Non-tail calls walked so far: whether an operand called.
+    calls_seen: u64,
     /// Slots in the live set only because an operand evaluated earlier reads them: they are
     /// not needed across a call in a later operand.
     read_before: HashSet<Slot>,
+    /// Slots whose next read comes before any call: after a call, the values it keeps that
+    /// are read again before the next one — each loaded back from the frame once.
+    near: HashSet<Slot>,
     /// The next free slot of the function's frame (see [`Pass::bind_matched_block`]).
     next_slot: Slot,
     /// The first slot [`Pass::bind_matched_block`] gave: the frame's size before the pass.
@@ -113,6 +123,7 @@ impl Pass {
             return;
         };
         self.read_before.remove(&block);
+        self.near.insert(block);
         if live.insert(block) {
             let read = std::mem::replace(code, Code::Imm(0));
             *code = Code::Release(Box::new((Box::new([block]), read)));
@@ -145,6 +156,7 @@ impl Pass {
             Code::Local(slot) => {
                 let slot = *slot;
                 self.read_before.remove(&slot);
+                self.near.insert(slot);
                 if live.insert(slot) {
                     *code = Code::TakeLocal(slot);
                 }
@@ -153,6 +165,7 @@ impl Pass {
             Code::TakeLocal(slot) => {
                 let slot = *slot;
                 self.read_before.remove(&slot);
+                self.near.insert(slot);
                 live.insert(slot);
                 self.read_through_alias(slot, code, live);
             }
@@ -199,7 +212,9 @@ impl Pass {
             Code::And(pair) | Code::Or(pair) => {
                 // The second operand may not run.
                 let mut second = live.clone();
+                let near_after = self.near.clone();
                 self.walk(&mut pair.1, &mut second);
+                self.near.extend(near_after);
                 live.extend(second);
                 self.walk(&mut pair.0, live);
             }
@@ -210,15 +225,24 @@ impl Pass {
                     // native code keeps the block, not the variable.
                     let is_field_of_live_block =
                         |s: &Slot| self.aliases.get(s).is_some_and(|b| live.contains(b));
-                    let kept = live
+                    let kept: Box<[Slot]> = live
                         .iter()
                         .filter(|s| {
                             !self.read_before.contains(s)
                                 && **s < self.first_bound_block
                                 && !is_field_of_live_block(s)
                         })
-                        .count();
-                    app.kept_live = kept as u32 + self.pending;
+                        .copied()
+                        .collect();
+                    // A kept value is loaded back once after the last call before its next
+                    // read; an operand's result held across the call is stored and loaded
+                    // back there.
+                    let loaded = kept.iter().filter(|s| self.near.contains(s)).count();
+                    app.kept_live = loaded as u32 + 2 * self.pending;
+                    app.kept_slots = kept;
+                    self.pending = 0;
+                    self.calls_seen += 1;
+                    self.near.clear();
                 }
                 let App { func, args, .. } = &mut **app;
                 let mut operands: Vec<&mut Code> = args.iter_mut().collect();
@@ -271,13 +295,17 @@ impl Pass {
                 // Tuple arms bind through component patterns: no release there (the component
                 // slots are the match's own and hold what the scrutinee's parts hold anyway).
                 let after = live.clone();
+                let near_after = self.near.clone();
+                let mut near = HashSet::new();
                 let mut bound = Live::new();
                 for arm in m.arms.iter_mut() {
                     let mut arm_live = after.clone();
+                    self.near.clone_from(&near_after);
                     self.walk(&mut arm.body, &mut arm_live);
                     if let Some(guard) = arm.guard.as_mut() {
                         self.walk(guard, &mut arm_live);
                     }
+                    near.extend(self.near.drain());
                     live.extend(arm_live);
                     match &arm.pat {
                         TupleArmPat::Components(alternatives) => alternatives
@@ -290,11 +318,13 @@ impl Pass {
                 // While the components are computed, what the arms bind does not exist yet
                 // (`match (f a, f b) with (Const 0, q) -> q | …`: `q` is kept across no call).
                 live.retain(|s| !bound.contains(s));
+                self.near = near;
                 self.operands(m.components.iter_mut().collect(), live, Order::LeftToRight);
             }
             Code::Try(t) => {
                 // The handler can run after any part of the body: what it reads stays live
                 // throughout the body.
+                let near_after = self.near.clone();
                 let handler_live = {
                     let mut handler = live.clone();
                     self.arms(
@@ -306,6 +336,7 @@ impl Pass {
                     handler
                 };
                 live.extend(handler_live);
+                self.near.extend(near_after);
                 self.walk(&mut t.body, live);
             }
             Code::Imp(node) => {
@@ -318,7 +349,12 @@ impl Pass {
             Code::For(f) => {
                 // The body runs again: what it reads stays live through it.
                 let mut inner = live.clone();
-                inner.extend(self.reads(&f.body));
+                let body_reads = self.reads(&f.body);
+                inner.extend(body_reads.iter().copied());
+                // After the body's last call come the next iteration's test and body: what
+                // they read is near for it.
+                self.near.extend(body_reads);
+                self.near.insert(f.slot);
                 self.walk(&mut f.body, &mut inner);
                 live.extend(inner);
                 live.remove(&f.slot);
@@ -328,6 +364,8 @@ impl Pass {
                 let mut head = live.clone();
                 head.extend(self.reads(&w.0));
                 head.extend(self.reads(&w.1));
+                self.near.extend(self.reads(&w.0));
+                self.near.extend(self.reads(&w.1));
                 let mut body_live = head.clone();
                 self.walk(&mut w.1, &mut body_live);
                 head.extend(body_live);
@@ -341,13 +379,18 @@ impl Pass {
     /// but this one does not is dead on entry to this one: released there.
     fn alternatives(&mut self, branches: Vec<&mut Code>, live: &mut Live) {
         let after = live.clone();
+        let near_after = self.near.clone();
+        let mut near = HashSet::new();
         let mut entries = Vec::new();
         for branch in branches {
             let mut branch_live = after.clone();
+            self.near.clone_from(&near_after);
             self.walk(branch, &mut branch_live);
+            near.extend(self.near.drain());
             live.extend(branch_live.iter().copied());
             entries.push((branch, branch_live));
         }
+        self.near = near;
         release_on_entry(entries, live, &Live::new());
     }
 
@@ -359,18 +402,23 @@ impl Pass {
         live: &mut Live,
     ) {
         let after = live.clone();
+        let near_after = self.near.clone();
+        let mut near = HashSet::new();
         let mut guards = Vec::new();
         let mut entries = Vec::new();
         let mut bound = Live::new();
         for (pat, guard, body) in arms {
             let mut body_live = after.clone();
+            self.near.clone_from(&near_after);
             self.walk(body, &mut body_live);
+            near.extend(self.near.drain());
             live.extend(body_live.iter().copied());
             guards.extend(guard);
             pattern_slots(pat, &mut bound);
             entries.push((body, body_live));
         }
         release_on_entry(entries, live, &bound);
+        self.near = near;
         let after_guards = live.clone();
         for guard in guards {
             let mut guard_live = after_guards.clone();
@@ -400,7 +448,12 @@ impl Pass {
             _ => n - 1 - i,
         };
         let after = live.clone();
-        for (i, operand) in operands.into_iter().enumerate() {
+        // Walked last-evaluated first, so that what an operand reads before any call is near
+        // for the calls of the operands evaluated before it.
+        let mut in_reverse: Vec<(usize, &mut Code)> = operands.into_iter().enumerate().collect();
+        in_reverse.sort_by_key(|&(i, _)| std::cmp::Reverse(rank(i)));
+        let mut later_called = false;
+        for (i, operand) in in_reverse {
             let mut operand_live = after.clone();
             for (j, other) in reads.iter().enumerate() {
                 if rank(j) > rank(i) {
@@ -413,10 +466,17 @@ impl Pass {
             // Spills (not releases, which stay on the safe side) follow the evaluation order: an
             // operand evaluated earlier holds its result (a variable: its own slot, counted as
             // live) but no longer needs what it read.
-            let (saved_pending, mut marked) = (self.pending, Vec::new());
+            // The results held are loaded back after the last call of the construct's
+            // operands, when it uses them: near for the calls of the last operand that calls,
+            // and for no call before. Those of enclosing constructs likewise (`pending`).
+            let (saved_pending, calls_before, mut marked) =
+                (self.pending, self.calls_seen, Vec::new());
             for j in (0..n).filter(|&j| rank(j) < rank(i)) {
-                if held[j] {
+                if held[j] && !later_called {
                     self.pending += 1;
+                }
+                if let (Some(slot), false) = (own[j], later_called) {
+                    self.near.insert(slot);
                 }
                 for &slot in &reads[j] {
                     // A read inside operand i after its call puts the slot back (see `walk`).
@@ -432,7 +492,12 @@ impl Pass {
             for slot in marked {
                 self.read_before.remove(&slot);
             }
-            self.pending = saved_pending;
+            if self.calls_seen == calls_before {
+                self.pending = saved_pending;
+            } else {
+                later_called = true;
+                self.pending = 0;
+            }
             live.extend(operand_live);
         }
     }
@@ -447,133 +512,5 @@ impl Pass {
             }
         });
         slots
-    }
-}
-
-/// Wraps each branch in a [`Code::Release`] of the slots live at the branch point that it does
-/// not read (`bound`: slots the arms' patterns bind, never live before them).
-fn release_on_entry(entries: Vec<(&mut Code, Live)>, live: &Live, bound: &Live) {
-    for (branch, branch_live) in entries {
-        let mut dead: Vec<Slot> = live
-            .iter()
-            .filter(|s| !branch_live.contains(s) && !bound.contains(s))
-            .copied()
-            .collect();
-        if dead.is_empty() {
-            continue;
-        }
-        dead.sort_unstable();
-        let body = std::mem::replace(branch, Code::Imm(0));
-        *branch = Code::Release(Box::new((dead.into(), body)));
-    }
-}
-
-/// The order native code evaluates a construct's operands in.
-#[derive(Clone, Copy)]
-enum Order {
-    /// Last operand first (ocamlopt's order for operators, tuples, constructors).
-    RightToLeft,
-    /// First operand first (the components of a matched tuple, each bound by a `let`).
-    LeftToRight,
-    /// The arguments right to left, then the function (the last operand).
-    ArgumentsThenFunction,
-}
-
-/// Whether an operand evaluated before another leaves a value in a register that a call in
-/// the other must keep: anything but a constant, a static closure or a global (reloaded from
-/// memory) — and but a variable, which is counted as live on its own.
-fn holds_a_result(code: &Code) -> bool {
-    !matches!(
-        code,
-        Code::Imm(_)
-            | Code::Static(_)
-            | Code::ClosedFun(_)
-            | Code::Sibling(_)
-            | Code::Global(_)
-            | Code::Env(_)
-            | Code::Local(_)
-            | Code::TakeLocal(_)
-    )
-}
-
-/// The variables bound directly by the fields of a pattern's top constructor.
-fn field_slots(pat: &Pat) -> Vec<Slot> {
-    match pat {
-        Pat::As(inner, _) => field_slots(inner),
-        Pat::Cons(pair) => [&pair.0, &pair.1]
-            .into_iter()
-            .filter_map(|p| match p {
-                Pat::Bind(slot) => Some(*slot),
-                _ => None,
-            })
-            .collect(),
-        Pat::Tuple(items) | Pat::Block(_, items) => items
-            .iter()
-            .filter_map(|p| match p {
-                Pat::Bind(slot) => Some(*slot),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// How many times `code` reads `slot`, as the compiler counts uses: a read that may run many
-/// times — captured by a closure, or in a loop's test or body — counts as many.
-fn uses(code: &Code, slot: Slot) -> u32 {
-    let mut count = 0;
-    visit_reads(code, false, &mut |read, repeated| {
-        if read == slot {
-            count += if repeated { 2 } else { 1 };
-        }
-    });
-    count
-}
-
-/// Calls `f` on every slot read in `code`, saying whether the read may run many times: a
-/// closure's capture, or a read in a loop's test or body. The let-simplification substitutes
-/// neither (read off `ocamlopt -S`: `let (n, m) = p in while … n … m …` loads both fields once,
-/// before the loop).
-fn visit_reads(code: &Code, repeated: bool, f: &mut dyn FnMut(Slot, bool)) {
-    match code {
-        Code::Local(slot) | Code::TakeLocal(slot) => f(*slot, repeated),
-        Code::For(l) => {
-            visit_reads(&l.from, repeated, f);
-            visit_reads(&l.until, repeated, f);
-            visit_reads(&l.body, true, f);
-        }
-        Code::While(w) => {
-            visit_reads(&w.0, true, f);
-            visit_reads(&w.1, true, f);
-        }
-        _ => code.for_each_child(&mut |child, capture| visit_reads(child, repeated || capture, f)),
-    }
-}
-
-/// Slots a pattern binds.
-fn pattern_slots(pat: &Pat, slots: &mut Live) {
-    match pat {
-        Pat::Bind(slot) => {
-            slots.insert(*slot);
-        }
-        Pat::As(inner, slot) => {
-            slots.insert(*slot);
-            pattern_slots(inner, slots);
-        }
-        Pat::Cons(pair) | Pat::Or(pair) => {
-            pattern_slots(&pair.0, slots);
-            pattern_slots(&pair.1, slots);
-        }
-        Pat::Tuple(items) | Pat::Block(_, items) | Pat::Exn(_, items) => {
-            for item in items.iter() {
-                pattern_slots(item, slots);
-            }
-        }
-        Pat::Any | Pat::Imm(_) | Pat::Float(_) | Pat::Str(_) => {}
-        Pat::Record(items) => {
-            for (_, item) in items.iter() {
-                pattern_slots(item, slots);
-            }
-        }
     }
 }

@@ -500,6 +500,7 @@ impl Lower {
             tail: tail_tagged,
             known,
             kept_live,
+            kept_slots,
             chain,
             descends,
             closes_loop,
@@ -510,7 +511,7 @@ impl Lower {
             tail_tagged && tail,
             tail_tagged,
             known,
-            kept_live,
+            (kept_live, kept_slots),
         );
         let Some(fid) = closes_loop else {
             return call;
@@ -535,7 +536,7 @@ impl Lower {
         tail: bool,
         tail_tagged: bool,
         known: bool,
-        kept_live: u32,
+        (kept_live, kept_slots): (u32, Box<[Slot]>),
     ) -> Ev {
         let nargs = args.len();
         let args: Box<[Operand]> = args
@@ -578,6 +579,7 @@ impl Lower {
                     let argbase = push_args(m, &args)?;
                     m.count(Counter::FunApp);
                     m.count_n(Counter::Spill, kept_live as usize);
+                    m.store_kept(&kept_slots);
                     m.invoke_call(None, fid, argbase)
                 })
             }
@@ -590,6 +592,7 @@ impl Lower {
                     let f = func(m)?;
                     if !tail_tagged {
                         m.count_n(Counter::Spill, kept_live as usize);
+                        m.store_kept(&kept_slots);
                     }
                     m.apply(f, argbase, nargs, tail_tagged, known)
                 })

@@ -12,12 +12,15 @@
 //!
 //! Pattern matching, data and the less common operations live in [`crate::machine_ops`].
 
+mod driver;
+mod frame_slots;
+
 use crate::ast::Pos;
 use crate::catalogue::{Counter, COUNTER_COUNT};
 use crate::heap::Born;
 use crate::ir::*;
 use crate::issue::Iteration;
-use crate::lower::{ExecItem, Executable};
+use crate::lower::Executable;
 use crate::value::*;
 use std::rc::Rc;
 
@@ -104,6 +107,9 @@ pub(crate) struct Machine<'p> {
     pub(crate) iterated_other: u64,
     /// A self call on its way: it ends an iteration when it enters the function.
     pub(crate) self_call: Option<SelfCall>,
+    /// The running frame's slots stored in it since they were last written (bit per slot):
+    /// see [`Machine::store_kept`].
+    pub(crate) stored: u64,
     /// Chain cycles counted beyond the whole ones, in `ISSUE_WIDTH`ths of a cycle.
     pub(crate) chain_fraction: u64,
     /// Quarter-cycles of the divider's not yet counted as a whole `DividerCycle`.
@@ -182,6 +188,7 @@ impl<'p> Machine<'p> {
             iterated_calls: 0,
             iterated_other: 0,
             self_call: None,
+            stored: 0,
             chain_fraction: 0,
             divider_fraction: 0,
             pending: PendingCall {
@@ -211,29 +218,6 @@ impl<'p> Machine<'p> {
         self.issued += crate::issue::INSTRUCTIONS[c as usize] as u64 * n as u64;
     }
 
-    #[inline(always)]
-    pub(crate) fn set_local(&mut self, slot: Slot, v: Value) {
-        let i = self.base + slot as usize;
-        std::mem::replace(&mut self.stack[i], v).release();
-    }
-
-    #[inline(always)]
-    pub(crate) fn local(&self, slot: Slot) -> Value {
-        self.stack[self.base + slot as usize].clone()
-    }
-
-    /// The last read of a local: the frame lets go of the value (see `liveness`).
-    #[inline(always)]
-    pub(crate) fn take_local(&mut self, slot: Slot) -> Value {
-        std::mem::replace(&mut self.stack[self.base + slot as usize], UNIT)
-    }
-
-    /// A local read in place (no reference count taken), for immediates.
-    #[inline(always)]
-    pub(crate) fn local_ref(&self, slot: Slot) -> &Value {
-        &self.stack[self.base + slot as usize]
-    }
-
     /// Interrupts evaluation with `unwind`.
     #[cold]
     pub(crate) fn throw(&mut self, unwind: Unwind) -> Thrown {
@@ -259,63 +243,6 @@ impl<'p> Machine<'p> {
             born: Born::untracked(),
         }));
         self.throw(Unwind::Exn { value, pos })
-    }
-
-    /// Sets up the top-level frame (globals) at the bottom of the stack.
-    pub(crate) fn enter_toplevel(&mut self) {
-        self.stack.clear();
-        self.stack.resize(self.prog.toplevel_frame as usize, UNIT);
-        self.base = 0;
-    }
-
-    pub(crate) fn global(&self, slot: Slot) -> Value {
-        self.stack[slot as usize].clone()
-    }
-
-    pub(crate) fn run_item(&mut self, item: &'p ExecItem) -> R<Option<Value>> {
-        match item {
-            ExecItem::Let(binder, value, counter) => {
-                let v = value(self)?;
-                self.bind(binder, v, *counter)?;
-                Ok(None)
-            }
-            ExecItem::LetRec(group) => {
-                self.rec_group(group)?;
-                Ok(None)
-            }
-            ExecItem::Expr(code) => code(self).map(Some),
-        }
-    }
-
-    /// Applies `f` to `args` as the driver does (`input size`, `run x`): the call itself is
-    /// the driver's and is not counted (its cost is in `Base`), only what runs inside it.
-    pub(crate) fn call_from_driver(&mut self, f: Value, args: Vec<Value>) -> R<Value> {
-        let argbase = self.stack.len();
-        let mut n = args.len();
-        self.stack.extend(args);
-        // `let run (a, b) = …`: the driver's call goes through the tuplifying entry, whose
-        // loads are the parameter's (its jump is the driver's, in Base).
-        if let Value::Fun(f) = &f {
-            let code = &self.prog.funs[f.fun as usize];
-            if code.tupled && n == 1 {
-                let arity = code.arity as usize;
-                self.untuple(argbase, arity);
-                n = arity;
-            }
-        }
-        match f {
-            Value::Fun(f) if self.prog.funs[f.fun as usize].arity as usize == n => {
-                // The driver's call pushes a return address like any call; whether its return
-                // is predicted is the driver's cost, in Base.
-                self.returns.call_from_driver();
-                let result = self.invoke(Some(f.env.clone()), f.fun, argbase);
-                if result.is_ok() {
-                    self.returns.ret();
-                }
-                result
-            }
-            other => self.apply(other, argbase, n, false, false),
-        }
     }
 
     /// Replaces the tuple at `stack[argbase]` by its `arity` fields, read as a tupled
@@ -493,7 +420,10 @@ impl<'p> Machine<'p> {
         let mut framed = false;
         // Entered one level down a linear recursion: the function and its way back's chain.
         let mut way_back = None;
+        let saved_stored = self.stored;
         let result = loop {
+            // Entered or entered again with new arguments: nothing of this frame is stored.
+            self.stored = 0;
             let f = &prog.funs[fid as usize];
             let fresh = entered != Some(fid);
             if caller.is_some() {
@@ -565,6 +495,7 @@ impl<'p> Machine<'p> {
         }
         self.pop_to(argbase);
         self.base = saved_base;
+        self.stored = saved_stored;
         if let Some(env) = saved_env {
             self.env = env;
         }

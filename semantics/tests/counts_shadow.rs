@@ -1,7 +1,7 @@
 //! Instructions a loop's calls shadow (`CallShadow`): per iteration, the iteration's
 //! instructions other than control transfers (FunApp, TailApp, SelfTailApp, PatternMatch), up
 //! to 18 per call. Hand-computed from the instruction table of `semantics/src/issue.rs`
-//! (IntAdd, SelfTailApp 1; IntCondGT, IntLand, IntMultConst, FunApp, Spill, BoolTest 2;
+//! (IntAdd, SelfTailApp, Spill 1; IntCondGT, IntLand, IntMultConst, FunApp, BoolTest 2;
 //! IntMult, IntLxor, LoopPoll, CondValue 3; PatternMatch 4; ForIter 5).
 
 mod common;
@@ -14,8 +14,8 @@ fn shadowed(source: &str, size: i64) -> u64 {
 fn a_walk_that_calls_its_predicate_hides_its_other_instructions_behind_the_call() {
     // Per element, beside the call, the match and the jump back: LoopPoll 3, the test of the
     // predicate's answer (BoolTest 2; the `&&` is returned, so it builds no flag), the
-    // predicate's IntCondGT 2 and the flag it returns (CondValue 3), Spill 2 × 2 (`l` and
-    // `p`: `t` is a field of `l` read after the call, as `ocamlopt -S` shows) = 14, all of
+    // predicate's IntCondGT 2 and the flag it returns (CondValue 3), Spill 1 × 4 (`l` and
+    // `p`, each stored and loaded back: `t` is a field of `l` read after the call, as `ocamlopt -S` shows) = 14, all of
     // which the call hides. Every element ends an iteration with the self call, the first one
     // measured from the walk's entry.
     let source = "
@@ -29,7 +29,7 @@ let run l = all (fun x -> x > 0) l";
 
 #[test]
 fn a_call_hides_at_most_eighteen_instructions() {
-    // LoopPoll 3, IntAdd 3, IntLxor 3, IntMult 3 × 3, IntMultConst 2 × 2, Spill 5 × 2 = 32
+    // LoopPoll 3, IntAdd 3, IntLxor 3, IntMult 3 × 3, IntMultConst 2 × 2, Spill 1 × 10 = 32
     // beside one call: 18 of them hide.
     let source = "
 let[@inline never] sq x = x * x
@@ -69,7 +69,7 @@ let run l = len l 0";
 fn an_outer_loop_does_not_count_again_what_its_inner_loop_hid() {
     // The walk above, four times from a `for` loop. Each element's iteration hides its 14;
     // each `for` iteration weighs only what the walk's iterations left: its own ForIter 5,
-    // `incr` 1, the two values spilled around its call 2 × 2, the walk's Frame 2, the poll
+    // `incr` 1, the two values spilled around its call (Spill 1 × 4), the walk's Frame 2, the poll
     // of the walk's last, unfinished, iteration 3 and the `if`'s test of the walk's answer
     // (BoolTest) 2 = 17, under its one call's 18; with the `for`'s own poll (BackEdgePoll 2,
     // on three of the four iterations) 19, capped at 18. More elements add nothing to the outer

@@ -1,0 +1,51 @@
+//! The running frame's slots: reads, writes, and the stores native code makes of the values a
+//! call must keep (`Spill`).
+
+use super::Machine;
+use crate::catalogue::Counter;
+use crate::ir::Slot;
+use crate::value::{Value, UNIT};
+
+impl Machine<'_> {
+    #[inline(always)]
+    pub(crate) fn set_local(&mut self, slot: Slot, v: Value) {
+        let i = self.base + slot as usize;
+        std::mem::replace(&mut self.stack[i], v).release();
+        // A new value: stored again at the next call it crosses.
+        if slot < 64 {
+            self.stored &= !(1 << slot);
+        }
+    }
+
+    /// Counts a `Spill` for each of `kept` not stored in the frame since it was last written,
+    /// as native code stores a variable once, before the first call it must survive. Slots
+    /// past the 64 a mask holds count every time.
+    #[inline(always)]
+    pub(crate) fn store_kept(&mut self, kept: &[Slot]) {
+        for &slot in kept {
+            if slot >= 64 || self.stored & (1 << slot) == 0 {
+                self.count(Counter::Spill);
+                if slot < 64 {
+                    self.stored |= 1 << slot;
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn local(&self, slot: Slot) -> Value {
+        self.stack[self.base + slot as usize].clone()
+    }
+
+    /// The last read of a local: the frame lets go of the value (see `liveness`).
+    #[inline(always)]
+    pub(crate) fn take_local(&mut self, slot: Slot) -> Value {
+        std::mem::replace(&mut self.stack[self.base + slot as usize], UNIT)
+    }
+
+    /// A local read in place (no reference count taken), for immediates.
+    #[inline(always)]
+    pub(crate) fn local_ref(&self, slot: Slot) -> &Value {
+        &self.stack[self.base + slot as usize]
+    }
+}
