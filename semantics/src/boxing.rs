@@ -66,6 +66,12 @@ pub(crate) fn computes_new_float(code: &Code, unboxed: &HashSet<Slot>) -> bool {
     }
 }
 
+/// Whether a `let` of `value` (`float_var`: an eliminated `float ref`) binds an unboxed float,
+/// as Cmmgen decides: what the boxing and the chain pass both follow.
+pub(crate) fn stays_unboxed(float_var: bool, value: &Code, unboxed: &HashSet<Slot>) -> bool {
+    float_var || computes_new_float(value, unboxed)
+}
+
 #[derive(Default)]
 struct Boxing {
     /// Frame slots of the running function bound to unboxed floats (slots are never reused
@@ -121,7 +127,7 @@ impl Boxing {
             Code::Let(mut l) => {
                 let value = std::mem::replace(&mut l.value, Code::Imm(0));
                 l.value = match l.binder {
-                    Binder::Slot(slot) if l.float_var || self.fresh(&value) => {
+                    Binder::Slot(slot) if stays_unboxed(l.float_var, &value, &self.unboxed) => {
                         let value = self.walk_unboxed(value);
                         self.unboxed.insert(slot);
                         value

@@ -29,10 +29,10 @@
 
 mod access;
 
-use crate::callees::{max_cycle_mean, Callees};
+use crate::callees::Callees;
 use crate::ir::*;
 use crate::latency_table::{is_float_op, op1_cycles, op2_cycles, BOX, LOAD};
-use crate::loop_carried::{collect_assigned, stored_elements, Counter};
+use crate::loop_carried::{collect_assigned, max_cycle_mean, stored_elements, Counter};
 use std::collections::{HashMap, HashSet};
 
 /// Latency in cycles from each source (a parameter, a loop variable, the self call's result)
@@ -72,9 +72,8 @@ fn summaries(funs: &mut [FunCode], callees: &Callees) -> Vec<Vec<u32>> {
                 summaries: &summaries,
                 callees,
             };
-            let mut walker = Walker::for_function(fun, fid as FunId, known, false, 0);
-            let result = walker.lat(&mut fun.body);
-            drop(walker);
+            let result =
+                Walker::for_function(fun, fid as FunId, known, false, 0).lat(&mut fun.body);
             summaries[fid] = (0..fun.arity as usize)
                 .map(|i| result[i].unwrap_or(0))
                 .collect();
@@ -198,8 +197,7 @@ impl<'a> Walker<'a> {
                         if let Code::MakeClosure(closure) = &l.value {
                             self.closures.insert(*s, closure.fun);
                         }
-                        if l.float_var || crate::boxing::computes_new_float(&l.value, &self.unboxed)
-                        {
+                        if crate::boxing::stays_unboxed(l.float_var, &l.value, &self.unboxed) {
                             self.unboxed.insert(*s);
                         }
                         self.bind(*s, value)
@@ -426,10 +424,7 @@ impl<'a> Walker<'a> {
                         edges[i][j] = c;
                     }
                 }
-                for (i, &c) in self.last_float.iter().enumerate() {
-                    edges[i][self.register] = c;
-                }
-                let down = max_cycle_mean(&edges);
+                let down = self.slowest_cycle(edges);
                 if app.tail {
                     app.chain = down;
                 } else if self.linear {
@@ -450,14 +445,12 @@ impl<'a> Walker<'a> {
         }
         let callee = match &app.func {
             Code::ClosedFun(f) | Code::Sibling(f) => Some(*f),
-            Code::Local(s) | Code::TakeLocal(s) if self.closures.contains_key(s) => {
-                Some(self.closures[s])
-            }
-            _ => {
-                self.lat(&mut app.func);
-                None
-            }
+            Code::Local(s) | Code::TakeLocal(s) => self.closures.get(s).copied(),
+            _ => None,
         };
+        if callee.is_none() {
+            self.lat(&mut app.func);
+        }
         let mut result = self.none();
         for (i, l) in args.iter().enumerate() {
             let through = match callee {
@@ -467,6 +460,15 @@ impl<'a> Walker<'a> {
             result = join(&result, &plus(l, through));
         }
         result
+    }
+
+    /// The cycles an iteration waits on, given the latencies `edges[i][j]` from each source
+    /// `i` to what source `j` holds next: those and the float register's last writer's.
+    fn slowest_cycle(&self, mut edges: Vec<Vec<Option<u32>>>) -> u32 {
+        for (i, &c) in self.last_float.iter().enumerate() {
+            edges[i][self.register] = edges[i][self.register].max(c);
+        }
+        max_cycle_mean(&edges)
     }
 
     /// The chain one iteration of a loop carries: over the variables its body assigns and the
@@ -511,11 +513,8 @@ impl<'a> Walker<'a> {
         };
         inner.lat(cond);
         inner.lat(body);
-        let mut edges = std::mem::take(&mut inner.carried_chain);
-        for (i, &c) in inner.last_float.iter().enumerate() {
-            edges[i][register] = edges[i][register].max(c);
-        }
-        let chain = max_cycle_mean(&edges);
+        let edges = std::mem::take(&mut inner.carried_chain);
+        let chain = inner.slowest_cycle(edges);
         // The enclosing walk sees the body too: its self calls and the slots it binds.
         let saved = std::mem::replace(&mut self.record, false);
         self.lat(cond);

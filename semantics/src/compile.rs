@@ -80,15 +80,16 @@ pub(crate) struct FunCtx {
     pub next_slot: u32,
     /// Index of the capture table (shared by the functions of a recursive group).
     pub table: usize,
-    /// Whether the function's closure is allocated (it captures a variable): it then captures
-    /// the enclosing recursive functions it names too ([`Bound::OwnClosed`]).
-    pub allocated: bool,
 }
 
 #[derive(Default)]
 pub(crate) struct CaptureTable {
     pub loads: Vec<Code>,
     pub ids: Vec<u32>,
+    /// Whether the closure (or recursive group) it belongs to is allocated, because it
+    /// captures a variable: it then captures the enclosing recursive functions it names too
+    /// ([`Bound::OwnClosed`]).
+    pub allocated: bool,
 }
 
 pub(crate) struct Compiler<'a> {
@@ -97,8 +98,6 @@ pub(crate) struct Compiler<'a> {
     pub statics: Vec<StaticValue>,
     pub scope: Vec<ScopeEntry>,
     pub ctxs: Vec<FunCtx>,
-    /// Whether the function [`Compiler::function`] compiles next is an allocated closure.
-    pub next_allocated: bool,
     pub tables: Vec<CaptureTable>,
     pub(crate) prim_funs: HashMap<(String, Option<CmpClass>), FunId>,
     /// Functions ocamlopt compiles as tupled (see [`Compiler::tupled_arity`]): a known call
@@ -131,9 +130,7 @@ impl<'a> Compiler<'a> {
             ctxs: vec![FunCtx {
                 next_slot: 0,
                 table: 0,
-                allocated: false,
             }],
-            next_allocated: false,
             tables: vec![CaptureTable::default()],
             prim_funs: HashMap::new(),
             tupled: std::collections::HashSet::new(),
@@ -250,7 +247,9 @@ impl<'a> Compiler<'a> {
             Bound::Global(slot) => Code::Global(slot),
             Bound::Const(v) => return Ok(Out::Const(v)),
             Bound::ClosedFun(fid) => Code::ClosedFun(fid),
-            Bound::OwnClosed { fid, depth, id } if depth < here && self.ctxs[here].allocated => {
+            Bound::OwnClosed { fid, depth, id }
+                if depth < here && self.tables[self.ctxs[here].table].allocated =>
+            {
                 self.capture(depth, id, Code::ClosedFun(fid))
             }
             Bound::OwnClosed { fid, .. } => Code::ClosedFun(fid),
@@ -516,9 +515,11 @@ impl<'a> Compiler<'a> {
         };
         let closed = free.iter().all(|n| self.is_static_name(n));
         let fid = self.reserve_fun();
-        self.tables.push(CaptureTable::default());
+        self.tables.push(CaptureTable {
+            allocated: !closed,
+            ..CaptureTable::default()
+        });
         let table = self.tables.len() - 1;
-        self.next_allocated = !closed;
         self.function(fid, name, params, body, e.pos, table)?;
         let captures: Box<[Code]> = std::mem::take(&mut self.tables[table].loads).into();
         debug_assert_eq!(
@@ -560,7 +561,6 @@ impl<'a> Compiler<'a> {
         self.ctxs.push(FunCtx {
             next_slot: arity,
             table,
-            allocated: std::mem::take(&mut self.next_allocated),
         });
         let mark = self.scope.len();
         let mut destructure = Vec::new();

@@ -413,7 +413,10 @@ impl Compiler<'_> {
                 arity: Compiler::function_arity(&b.expr),
             });
         }
-        self.tables.push(CaptureTable::default());
+        self.tables.push(CaptureTable {
+            allocated: !closed,
+            ..CaptureTable::default()
+        });
         let table = self.tables.len() - 1;
         // A sibling's body may call a tupled member compiled after it.
         for (b, &fid) in bindings.iter().zip(&fids) {
@@ -423,7 +426,6 @@ impl Compiler<'_> {
         }
         for ((b, name), &fid) in bindings.iter().zip(&names).zip(&fids) {
             let (params, body) = Compiler::function_parts(&b.expr).expect("checked above");
-            self.next_allocated = !closed;
             self.function(fid, name, params, body, b.expr.pos, table)?;
         }
         self.scope.truncate(mark);

@@ -40,6 +40,37 @@ use std::collections::{HashMap, HashSet};
 
 type Live = HashSet<Slot>;
 
+/// [`Pass::near`] where alternatives meet: each starts from what follows them all, and a slot
+/// any of them reads before its first call is near before them.
+struct NearJoin {
+    after: HashSet<Slot>,
+    before: HashSet<Slot>,
+}
+
+impl NearJoin {
+    fn after(pass: &Pass) -> NearJoin {
+        NearJoin {
+            after: pass.near.clone(),
+            before: HashSet::new(),
+        }
+    }
+
+    /// An alternative is walked next.
+    fn enter(&self, pass: &mut Pass) {
+        pass.near.clone_from(&self.after);
+    }
+
+    /// The alternative just walked is done.
+    fn leave(&mut self, pass: &mut Pass) {
+        self.before.extend(pass.near.drain());
+    }
+
+    /// All were walked: what precedes them sees the union.
+    fn join(self, pass: &mut Pass) {
+        pass.near = self.before;
+    }
+}
+
 /// Rewrites the last read of every slot in every function body.
 pub(crate) fn release_dead_slots(compiled: &mut Compiled) {
     for (fid, fun) in compiled.funs.iter_mut().enumerate() {
@@ -295,17 +326,16 @@ impl Pass {
                 // Tuple arms bind through component patterns: no release there (the component
                 // slots are the match's own and hold what the scrutinee's parts hold anyway).
                 let after = live.clone();
-                let near_after = self.near.clone();
-                let mut near = HashSet::new();
+                let mut near = NearJoin::after(self);
                 let mut bound = Live::new();
                 for arm in m.arms.iter_mut() {
                     let mut arm_live = after.clone();
-                    self.near.clone_from(&near_after);
+                    near.enter(self);
                     self.walk(&mut arm.body, &mut arm_live);
                     if let Some(guard) = arm.guard.as_mut() {
                         self.walk(guard, &mut arm_live);
                     }
-                    near.extend(self.near.drain());
+                    near.leave(self);
                     live.extend(arm_live);
                     match &arm.pat {
                         TupleArmPat::Components(alternatives) => alternatives
@@ -318,7 +348,7 @@ impl Pass {
                 // While the components are computed, what the arms bind does not exist yet
                 // (`match (f a, f b) with (Const 0, q) -> q | …`: `q` is kept across no call).
                 live.retain(|s| !bound.contains(s));
-                self.near = near;
+                near.join(self);
                 self.operands(m.components.iter_mut().collect(), live, Order::LeftToRight);
             }
             Code::Try(t) => {
@@ -379,18 +409,17 @@ impl Pass {
     /// but this one does not is dead on entry to this one: released there.
     fn alternatives(&mut self, branches: Vec<&mut Code>, live: &mut Live) {
         let after = live.clone();
-        let near_after = self.near.clone();
-        let mut near = HashSet::new();
+        let mut near = NearJoin::after(self);
         let mut entries = Vec::new();
         for branch in branches {
             let mut branch_live = after.clone();
-            self.near.clone_from(&near_after);
+            near.enter(self);
             self.walk(branch, &mut branch_live);
-            near.extend(self.near.drain());
+            near.leave(self);
             live.extend(branch_live.iter().copied());
             entries.push((branch, branch_live));
         }
-        self.near = near;
+        near.join(self);
         release_on_entry(entries, live, &Live::new());
     }
 
@@ -402,23 +431,22 @@ impl Pass {
         live: &mut Live,
     ) {
         let after = live.clone();
-        let near_after = self.near.clone();
-        let mut near = HashSet::new();
+        let mut near = NearJoin::after(self);
         let mut guards = Vec::new();
         let mut entries = Vec::new();
         let mut bound = Live::new();
         for (pat, guard, body) in arms {
             let mut body_live = after.clone();
-            self.near.clone_from(&near_after);
+            near.enter(self);
             self.walk(body, &mut body_live);
-            near.extend(self.near.drain());
+            near.leave(self);
             live.extend(body_live.iter().copied());
             guards.extend(guard);
             pattern_slots(pat, &mut bound);
             entries.push((body, body_live));
         }
         release_on_entry(entries, live, &bound);
-        self.near = near;
+        near.join(self);
         let after_guards = live.clone();
         for guard in guards {
             let mut guard_live = after_guards.clone();

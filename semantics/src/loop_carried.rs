@@ -1,6 +1,6 @@
-//! What a loop body carries from one iteration to the next besides its parameters: the
+//! What a loop body carries from one iteration to the next besides its parameters — the
 //! variables it assigns, and the array elements it stores where the next iteration loads them
-//! ([`crate::chain`]'s loop walk).
+//! — and the chain they make together ([`max_cycle_mean`]), for [`crate::chain`]'s walks.
 //!
 //! `p.(i + 1) <- p.(i) + a.(i)` waits every iteration on the element the last one stored: the
 //! load is served from the store buffer, a forwarded store (the load's 5 cycles and the store's
@@ -79,5 +79,59 @@ fn offset(index: &Code, counter: Slot) -> Option<i64> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// The cycles an iteration takes when it waits on every dependence `edges[i][j]` from the value
+/// `i` held as the iteration began to the value `j` holds as the next begins: the largest mean
+/// latency per edge of a cycle in that graph (Karp's algorithm), rounded. A value that feeds
+/// only itself is a cycle of one edge; two that feed each other (Mandelbrot's `zr` and `zi`,
+/// 10 cycles from `zr` to `zi`, 8 back, each 8 or 6 to itself) take the mean of their round trip,
+/// 9 cycles an iteration.
+pub(crate) fn max_cycle_mean(edges: &[Vec<Option<u32>>]) -> u32 {
+    let n = edges.len();
+    // walks[k][v]: the heaviest walk of exactly k edges ending at v, from anywhere.
+    let mut walks: Vec<Vec<Option<i64>>> = vec![vec![Some(0); n]];
+    for k in 1..=n {
+        let next = (0..n)
+            .map(|v| {
+                (0..n)
+                    .filter_map(|u| Some(walks[k - 1][u]? + i64::from(edges[u][v]?)))
+                    .max()
+            })
+            .collect();
+        walks.push(next);
+    }
+    let best = (0..n)
+        .filter_map(|v| {
+            let last = walks[n][v]?;
+            (0..n)
+                .filter_map(|k| Some((last - walks[k][v]?) as f64 / (n - k) as f64))
+                .min_by(f64::total_cmp)
+        })
+        .max_by(f64::total_cmp);
+    best.map_or(0, |mean| mean.round() as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::max_cycle_mean;
+
+    #[test]
+    fn the_slowest_cycle_per_edge_is_the_chain() {
+        // One value feeding itself in 5.
+        assert_eq!(max_cycle_mean(&[vec![Some(5)]]), 5);
+        // Mandelbrot: zr → zi 10, zi → zr 8, zr → zr 8, zi → zi 6: the round trip, 9.
+        let mandelbrot = [vec![Some(8), Some(10)], vec![Some(8), Some(6)]];
+        assert_eq!(max_cycle_mean(&mandelbrot), 9);
+        // A value feeding another that feeds nothing back is no cycle.
+        assert_eq!(max_cycle_mean(&[vec![None, Some(7)], vec![None, None]]), 0);
+        // Three in a ring, 3 + 4 + 5 over three iterations, beside a self loop of 3.
+        let ring = [
+            vec![Some(3), Some(3), None],
+            vec![None, None, Some(4)],
+            vec![Some(5), None, None],
+        ];
+        assert_eq!(max_cycle_mean(&ring), 4);
     }
 }

@@ -578,8 +578,7 @@ impl Lower {
                 ev(move |m| {
                     let argbase = push_args(m, &args)?;
                     m.count(Counter::FunApp);
-                    m.count_n(Counter::Spill, kept_live as usize);
-                    m.store_kept(&kept_slots);
+                    m.spill_around_call(kept_live, &kept_slots);
                     m.invoke_call(None, fid, argbase)
                 })
             }
@@ -591,8 +590,7 @@ impl Lower {
                     let argbase = push_args(m, &args)?;
                     let f = func(m)?;
                     if !tail_tagged {
-                        m.count_n(Counter::Spill, kept_live as usize);
-                        m.store_kept(&kept_slots);
+                        m.spill_around_call(kept_live, &kept_slots);
                     }
                     m.apply(f, argbase, nargs, tail_tagged, known)
                 })

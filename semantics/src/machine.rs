@@ -108,7 +108,7 @@ pub(crate) struct Machine<'p> {
     /// A self call on its way: it ends an iteration when it enters the function.
     pub(crate) self_call: Option<SelfCall>,
     /// The running frame's slots stored in it since they were last written (bit per slot):
-    /// see [`Machine::store_kept`].
+    /// see [`Machine::spill_around_call`].
     pub(crate) stored: u64,
     /// Chain cycles counted beyond the whole ones, in `ISSUE_WIDTH`ths of a cycle.
     pub(crate) chain_fraction: u64,

@@ -17,11 +17,13 @@ impl Machine<'_> {
         }
     }
 
-    /// Counts a `Spill` for each of `kept` not stored in the frame since it was last written,
-    /// as native code stores a variable once, before the first call it must survive. Slots
-    /// past the 64 a mask holds count every time.
+    /// Counts the `Spill`s of a non-tail call: `loads` (and operand stores) the liveness pass
+    /// placed there, and a store of each of `kept` not stored in the frame since it was last
+    /// written, as native code stores a variable once, before the first call it must survive.
+    /// Slots past the 64 a mask holds are stored every time.
     #[inline(always)]
-    pub(crate) fn store_kept(&mut self, kept: &[Slot]) {
+    pub(crate) fn spill_around_call(&mut self, loads: u32, kept: &[Slot]) {
+        self.count_n(Counter::Spill, loads as usize);
         for &slot in kept {
             if slot >= 64 || self.stored & (1 << slot) == 0 {
                 self.count(Counter::Spill);
