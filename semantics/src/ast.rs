@@ -141,6 +141,20 @@ pub(crate) struct Binding {
     pub pat: Pattern,
     pub expr: Expr,
     pub pos: Pos,
+    /// The binding's inline attribute, for a function (see [`crate::inline`]).
+    pub inline: Inline,
+}
+
+/// What a binding's `[@inline …]` attribute asks of ocamlopt's Closure pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Inline {
+    /// No attribute: inlined when the body is small enough.
+    #[default]
+    Default,
+    /// `[@inline]`, `[@inline always]`: inlined whatever its size.
+    Always,
+    /// `[@inline never]`: never inlined.
+    Never,
 }
 
 #[derive(Debug, Clone)]

@@ -107,6 +107,11 @@ pub(crate) struct Compiler<'a> {
     /// Bindings of references compiled as mutable variables (see
     /// [`crate::compile_imperative`]).
     pub(crate) mut_vars: std::collections::HashSet<u32>,
+    /// The inline attribute of the binding being compiled, taken by the first function
+    /// compiled after it (its own).
+    pub(crate) binding_inline: Inline,
+    /// Compiling the Stdlib's code (the prelude and the modules a program uses).
+    pub(crate) library: bool,
     /// The Stdlib module whose code is being compiled (`None`: the program's own).
     pub(crate) module: Option<String>,
     /// Element reads and checks that ocamlopt's CSE shares (see [`crate::shared_checks`]).
@@ -136,6 +141,8 @@ impl<'a> Compiler<'a> {
             tupled: std::collections::HashSet::new(),
             next_binding: 0,
             mut_vars: Default::default(),
+            binding_inline: Inline::Default,
+            library: false,
             module: None,
             shared: HashMap::new(),
         };
@@ -508,6 +515,7 @@ impl<'a> Compiler<'a> {
     /// Compiles a function expression into a closed function or a closure allocation; also
     /// returns whether it is closed.
     pub(crate) fn lambda(&mut self, e: &Expr, name: &str) -> CResult<(Out, Option<FunId>)> {
+        let inline = std::mem::take(&mut self.binding_inline);
         let (params, body) = Self::function_parts(e).expect("a function expression");
         let free = match body {
             FunBody::Expr(b) => fv::of_function(params, b),
@@ -521,6 +529,7 @@ impl<'a> Compiler<'a> {
         });
         let table = self.tables.len() - 1;
         self.function(fid, name, params, body, e.pos, table)?;
+        self.set_inline(fid, inline);
         let captures: Box<[Code]> = std::mem::take(&mut self.tables[table].loads).into();
         debug_assert_eq!(
             closed,
@@ -605,6 +614,8 @@ impl<'a> Compiler<'a> {
             is_loop: false,
             return_chain: 0,
             tupled,
+            inline: Inline::Default,
+            library: self.library,
         });
         Ok(())
     }

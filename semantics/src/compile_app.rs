@@ -81,7 +81,7 @@ impl Compiler<'_> {
             Prim::AbsFloat => Code::Op1(Op1::FAbs, Box::new(arg(0))),
             Prim::Lnot => Code::Op1(Op1::Lnot, Box::new(arg(0))),
             Prim::Raise => Code::Raise(Box::new(arg(0)), pos),
-            // Stdlib's `failwith s = raise (Failure s)`, inlined across modules by ocamlopt.
+            // Stdlib's `failwith s = raise (Failure s)`, counted as its raise (native code calls it).
             Prim::Failwith => {
                 Code::Raise(Box::new(Code::Exn(EXN_FAILURE, Box::new([arg(0)]))), pos)
             }
@@ -161,6 +161,8 @@ impl Compiler<'_> {
             is_loop: false,
             return_chain: 0,
             tupled: false,
+            inline: Inline::Default,
+            library: true,
         });
         self.prim_funs.insert((key, class), fid);
         Ok(fid)

@@ -266,6 +266,8 @@ impl Compiler<'_> {
         out: &mut Vec<PendingBinding>,
     ) -> CResult<()> {
         let pat = strip_annot(pat);
+        // Only the binding's own function takes its attribute.
+        let inline = std::mem::take(&mut self.binding_inline);
         if let (PatKind::Tuple(ps), ExprKind::Tuple(es)) = (&pat.kind, &expr.kind) {
             if ps.len() == es.len() {
                 // `let (a, b) = (x, y)`: no tuple is built; each component is a binding.
@@ -281,6 +283,7 @@ impl Compiler<'_> {
                 PatKind::Var(n) => n.as_str(),
                 _ => "fun",
             };
+            self.binding_inline = inline;
             self.lambda(expr, name)?
         } else {
             (self.expr(expr)?, None)
@@ -350,6 +353,7 @@ impl Compiler<'_> {
         let mark = self.scope.len();
         let mut pending = Vec::new();
         for b in bindings {
+            self.binding_inline = b.inline;
             self.let_parts(&b.pat, &b.expr, &mut pending)?;
         }
         let bound = self.bind_pending(pending, &mut Vec::new())?;
@@ -427,6 +431,7 @@ impl Compiler<'_> {
         for ((b, name), &fid) in bindings.iter().zip(&names).zip(&fids) {
             let (params, body) = Compiler::function_parts(&b.expr).expect("checked above");
             self.function(fid, name, params, body, b.expr.pos, table)?;
+            self.set_inline(fid, b.inline);
         }
         self.scope.truncate(mark);
         let captures: Box<[Code]> = std::mem::take(&mut self.tables[table].loads).into();
@@ -466,6 +471,7 @@ impl Compiler<'_> {
         let mark = self.scope.len();
         let mut pending = Vec::new();
         for b in bindings {
+            self.binding_inline = b.inline;
             self.let_parts(&b.pat, &b.expr, &mut pending)?;
         }
         let bound = self.bind_pending(pending, named)?;
@@ -514,6 +520,15 @@ fn tuple_alternatives(p: &Pattern, n: usize) -> Option<Vec<Vec<Option<&Pattern>>
 }
 
 /// Compiles a whole program (the prelude's items first).
+impl Compiler<'_> {
+    /// Records the inline attribute of function `fid`'s binding (see [`crate::inline`]).
+    pub(crate) fn set_inline(&mut self, fid: FunId, inline: Inline) {
+        if let Some(fun) = self.funs[fid as usize].as_mut() {
+            fun.inline = inline;
+        }
+    }
+}
+
 pub(crate) fn compile_program(
     items: &[Item],
     modules: &[Option<String>],
@@ -527,6 +542,7 @@ pub(crate) fn compile_program(
     let mut globals_by_name = HashMap::new();
     for (i, item) in items.iter().enumerate() {
         c.module = modules.get(i).cloned().flatten();
+        c.library = i < prelude_items;
         let mut named = Vec::new();
         match item {
             Item::Type(_) | Item::Exception(_) => {}

@@ -613,6 +613,10 @@ pub(crate) struct FunCode {
     /// Its one parameter is a tuple pattern, which ocamlopt flattens into `arity` parameters
     /// (see [`crate::compile::Compiler::tupled_arity`]).
     pub tupled: bool,
+    /// Its binding's inline attribute (see [`crate::inline`]).
+    pub inline: crate::ast::Inline,
+    /// Compiled from the Stdlib's sources, with the Stdlib's own inlining threshold.
+    pub library: bool,
 }
 
 #[derive(Debug)]

@@ -1,11 +1,11 @@
 //! Tokens of the supported OCaml subset, with their source positions.
 //!
 //! Comments nest and may contain string literals, as in OCaml. Attributes (`[@inline never]`,
-//! `[@@inline]`, `[@@@warning "-8"]`) are dropped here, after tokenising, because they never
-//! change what the code computes — only what the optimiser may do, and mlcost compiles with
-//! `-inline 0` anyway.
+//! `[@@@warning "-8"]`) are dropped here, after tokenising, because they never change what the
+//! code computes; an inline attribute, which changes what ocamlopt emits (see
+//! [`crate::inline`]), is kept on the token it follows for the parser to read.
 
-use crate::ast::Pos;
+use crate::ast::{Inline, Pos};
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Tok {
@@ -71,6 +71,27 @@ pub(crate) enum Kw {
 pub(crate) struct Token {
     pub tok: Tok,
     pub pos: Pos,
+    /// An `[@inline …]` (or, item-level, `[@@inline …]`) attribute that followed this token
+    /// in the source: the only attribute that changes the code ocamlopt emits here.
+    pub inline: Option<InlineAttribute>,
+}
+
+impl Token {
+    pub(crate) fn new(tok: Tok, pos: Pos) -> Token {
+        Token {
+            tok,
+            pos,
+            inline: None,
+        }
+    }
+}
+
+/// An inline attribute as written: what it asks, and whether it is item-level (`[@@…]`,
+/// after a whole top-level binding) rather than on the `let` or `and` it follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InlineAttribute {
+    pub inline: Inline,
+    pub item: bool,
 }
 
 #[derive(Debug)]
@@ -478,7 +499,7 @@ impl<'a> Lexer<'a> {
                 return self.error(pos, format!("unexpected character {shown}"));
             }
         };
-        Ok(Some(Token { tok, pos }))
+        Ok(Some(Token::new(tok, pos)))
     }
 }
 
@@ -506,10 +527,7 @@ fn tokenize_with(source: &str, library: bool) -> Result<Vec<Token>, LexError> {
     while let Some(t) = lexer.next_token()? {
         tokens.push(t);
     }
-    let eof = Token {
-        tok: Tok::Eof,
-        pos: lexer.pos(),
-    };
+    let eof = Token::new(Tok::Eof, lexer.pos());
     drop_attributes(tokens, eof)
 }
 
@@ -523,10 +541,12 @@ fn drop_attributes(tokens: Vec<Token>, eof: Token) -> Result<Vec<Token>, LexErro
             continue;
         }
         let mut depth = 1usize;
+        let mut words = Vec::new();
         for inner in iter.by_ref() {
             match &inner.tok {
                 Tok::Op(s) if s.starts_with('[') => depth += 1,
                 Tok::Op(s) if s == "]" || s == "|]" => depth -= 1,
+                Tok::Ident(word) => words.push(word.clone()),
                 _ => {}
             }
             if depth == 0 {
@@ -539,9 +559,28 @@ fn drop_attributes(tokens: Vec<Token>, eof: Token) -> Result<Vec<Token>, LexErro
                 message: "unterminated attribute".into(),
             });
         }
+        let item = matches!(&t.tok, Tok::Op(s) if s == "[@@");
+        if let (Some(inline), Some(before)) = (inline_attribute(&words), out.last_mut()) {
+            before.inline = Some(InlineAttribute { inline, item });
+        }
     }
     out.push(eof);
     Ok(out)
+}
+
+/// What an attribute whose identifiers are `words` asks of inlining: `[@inline]` and
+/// `[@inline always]` (4.13's `Always_inline`), `[@inline never]`, also as `ocaml.inline`.
+fn inline_attribute(words: &[String]) -> Option<Inline> {
+    let name_end = match words {
+        [first, second, ..] if first == "ocaml" && second == "inline" => 2,
+        [first, ..] if first == "inline" => 1,
+        _ => return None,
+    };
+    match words.get(name_end).map(String::as_str) {
+        None | Some("always") => Some(Inline::Always),
+        Some("never") => Some(Inline::Never),
+        Some(_) => None,
+    }
 }
 
 #[cfg(test)]

@@ -94,7 +94,9 @@
 //!   function (native code then calls `caml_curryN`, which allocates it). Applying that
 //!   closure to the remaining arguments counts the application plus one `TailApp` for the
 //!   stub's jump into the function. An *over-application* counts one `FunApp` for the
-//!   saturated call, then applies the result to the remaining arguments.
+//!   saturated call, then applies the result to the remaining arguments. A saturated call of
+//!   a small known function is no call at all: ocamlopt inlines it, and so does `inline.rs`
+//!   (a body no larger than its parameter count at `-inline 0`, 10 more for the Stdlib's).
 //! - **What a call costs around it.** Three constructs count what ocamlopt 4.13 emits around a
 //!   call and the source does not show. `ApplyN`: a function value the compiler does not know
 //!   at the call, applied to n ≥ 2 arguments, goes through `caml_applyN`, which checks the
@@ -252,6 +254,7 @@ mod heap;
 mod infer;
 mod infer_decl;
 mod infer_imperative;
+mod inline;
 mod ir;
 mod issue;
 mod latency_table;

@@ -269,11 +269,33 @@ impl<'t> Parser<'t> {
 
     /// `binding (and binding)*`.
     pub(crate) fn bindings(&mut self, rec_: bool) -> PResult<Vec<Binding>> {
-        let mut out = vec![self.binding(rec_)?];
+        let mut out = vec![self.attributed_binding(rec_)?];
         while self.eat_kw(Kw::And) {
-            out.push(self.binding(rec_)?);
+            out.push(self.attributed_binding(rec_)?);
         }
         Ok(out)
+    }
+
+    /// A binding with its inline attribute: `let[@inline never] f …`, `let[@inline] rec f …`,
+    /// `and[@inline] g …` (on the keyword before it), or `… [@@inline never]` after it.
+    fn attributed_binding(&mut self, rec_: bool) -> PResult<Binding> {
+        let before = |at: usize| {
+            (1..=2)
+                .filter_map(|back| at.checked_sub(back).map(|i| &self.toks[i]))
+                .take_while(|t| matches!(t.tok, Tok::Kw(Kw::Let | Kw::Rec | Kw::And)))
+                .find_map(|t| t.inline.filter(|a| !a.item))
+        };
+        let on_keyword = before(self.at);
+        let mut binding = self.binding(rec_)?;
+        let after = self
+            .at
+            .checked_sub(1)
+            .and_then(|i| self.toks[i].inline)
+            .filter(|a| a.item);
+        if let Some(attribute) = after.or(on_keyword) {
+            binding.inline = attribute.inline;
+        }
+        Ok(binding)
     }
 
     fn binding(&mut self, rec_: bool) -> PResult<Binding> {
@@ -315,7 +337,12 @@ impl<'t> Parser<'t> {
                 pos,
                 kind: PatKind::Var(name),
             };
-            return Ok(Binding { pat, expr, pos });
+            return Ok(Binding {
+                pat,
+                expr,
+                pos,
+                inline: Inline::Default,
+            });
         }
         let mut pat = self.pattern()?;
         if rec_ && !matches!(pat.kind, PatKind::Var(_)) {
@@ -331,6 +358,11 @@ impl<'t> Parser<'t> {
         }
         self.expect_op("=")?;
         let expr = self.seq_expr()?;
-        Ok(Binding { pat, expr, pos })
+        Ok(Binding {
+            pat,
+            expr,
+            pos,
+            inline: Inline::Default,
+        })
     }
 }

@@ -1,6 +1,7 @@
 //! The Stdlib values the subset knows without a definition: primitives that `ocamlopt`
 //! compiles inline (`not`, `fst`, `raise`, `compare`, operator sections such as `( + )`), and
-//! the functions it inlines across modules (`failwith`, `invalid_arg`). `( @ )` is not here: it
+//! `failwith` and `invalid_arg`, counted as the raise they are (native code calls them: their
+//! bodies exceed the Stdlib's inlining threshold; see [`crate::inline`]). `( @ )` is not here: it
 //! is a real Stdlib function, defined in OCaml in [`crate::prelude`] and counted as such.
 //!
 //! A primitive applied to all its arguments is compiled inline and counts only its own

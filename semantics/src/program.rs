@@ -378,6 +378,7 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
                 message: e.message,
             },
         )?;
+    crate::inline::inline_small_functions(&mut compiled);
     crate::boxing::insert_float_boxes(&mut compiled);
     crate::liveness::release_dead_slots(&mut compiled);
     crate::poll::mark_loop_polls(&mut compiled);

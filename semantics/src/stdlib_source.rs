@@ -211,15 +211,9 @@ pub(crate) fn needed_tokens(
             .toks
             .last()
             .map_or(crate::ast::Pos { line: 1, col: 1 }, |t| t.pos);
-        out.push(Token {
-            tok: Tok::Op(";;".into()),
-            pos: end,
-        });
+        out.push(Token::new(Tok::Op(";;".into()), end));
     }
-    out.push(Token {
-        tok: Tok::Eof,
-        pos: crate::ast::Pos { line: 1, col: 1 },
-    });
+    out.push(Token::new(Tok::Eof, crate::ast::Pos { line: 1, col: 1 }));
     Ok((shown, out))
 }
 
@@ -257,10 +251,7 @@ pub(crate) fn unqualify_constructors(toks: Vec<Token>) -> Vec<Token> {
             toks.get(i + 2).map(|t| &t.tok),
         ) {
             if m == "Sys" && dot == "." {
-                out.push(Token {
-                    tok: Tok::Uident(format!("{m}__{c}")),
-                    pos: toks[i].pos,
-                });
+                out.push(Token::new(Tok::Uident(format!("{m}__{c}")), toks[i].pos));
                 i += 3;
                 continue;
             }

@@ -71,12 +71,12 @@ let run n = loop (fun x -> x + 1) n 0",
         8,
     );
     assert_eq!(get(&c, "ApplyN"), 0);
-    assert_eq!(get(&c, "FunApp"), 16);
+    // `add2` (size 2, two parameters) is inlined: the only call is `f n`.
+    assert_eq!(get(&c, "FunApp"), 8);
     // `add2 (f n) acc`: `acc` is evaluated first and kept across `f n`, with `f` and `n`
     // (both needed for the loop's next arguments): each stored once, before `f n`, and loaded
-    // back once, after the last call before its read — `acc` after `f n`, `f` and `n` after
-    // `add2` (`ocamlopt -S`: three stores before `call *%rdi`, three loads after it; ocamlopt
-    // inlines `add2`, which the count still calls): 6.
+    // back once after it (`ocamlopt -S`: three stores before `call *%rdi`, three loads after
+    // it): 6.
     assert_eq!(get(&c, "Spill"), 8 * 6);
 }
 

@@ -199,7 +199,13 @@ fn a_list_call_counts_what_its_stdlib_definition_counts() {
     let called = format!("{input}\nlet run l = (List.rev l, List.mem 3 l)");
     for n in [0i64, 7, 100] {
         let (a, b) = (counted(&copied, n), counted(&called, n));
-        assert_eq!(a.counts, b.counts, "n = {n}");
+        // One difference: the Stdlib, built with the default inlining threshold, has `rev`
+        // (a call of `rev_append`, size 5) inlined where it is called; the program's own copy,
+        // at `-inline 0`, stays a call, which jumps on to `rev_append` (`ocamlopt -S`:
+        // `List.rev l` calls `rev_append` directly).
+        let mut inlined = a.counts.clone();
+        inlined.remove("TailApp");
+        assert_eq!(inlined, b.counts, "n = {n}");
         assert_eq!(a.digest, b.digest, "n = {n}");
     }
     let counts = Program::from_source("called.ml", &called)
