@@ -264,9 +264,9 @@ impl<'a> Walker<'a> {
                 };
                 let (a, b) = (operand(self, &mut node.lhs), operand(self, &mut node.rhs));
                 // ocamlopt computes `a * b` as `(a - 1) * (b asr 1) + 1`: the right operand's
-                // untagging shift is on its chain, the left one's decrement is not (this
-                // core's renamer folds it).
-                let b = if node.op == Op2::Mul { plus(&b, 1) } else { b };
+                // untagging shift delays it 3 cycles, the left one's decrement not at all
+                // (this core's renamer folds it; measured, `latency_table::op2_cycles`).
+                let b = if node.op == Op2::Mul { plus(&b, 3) } else { b };
                 let result = plus(&join(&a, &b), op2_cycles(node.op));
                 if matches!(node.op, Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv) {
                     self.last_float = result.clone();

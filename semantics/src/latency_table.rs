@@ -19,9 +19,13 @@ pub(crate) const BOX: u32 = 2;
 /// its templates' time beyond issue on one line with the others' — the fit then prices that
 /// line's cycle. Against the latencies of the instruction tables, the constant divisions and
 /// remainders come out slower (a multiply-high, shifts and a correction, all on the chain),
-/// `idiv` faster (its latency depends on the operands, here small), and a multiply of two
-/// tagged values 4 through its left operand, whose decrement this core folds (a chain of
-/// `add $1` runs three to a cycle here), one more through its right one (see `Code::Op2`).
+/// `idiv` faster (its latency depends on the operands, here small). A multiply of two tagged
+/// values, `(a - 1) * (b asr 1) + 1`, was measured alone, 10⁸ iterations of a loop carrying
+/// it: 3 cycles through its left operand (`acc * n`: the `imul`; this core's renamer folds
+/// the decrement and the retagging increment, as a chain of `add $1` runs three to a cycle
+/// here), 6 through its right one (`n * acc`: the untagging shift before the `imul` costs 3
+/// more), also on a recursion's way back (`n * f (n - 1)` 0.79 ns a level slower than
+/// `f (n - 1) * n`); see `Code::Op2` in [`crate::chain`].
 /// The same folding makes a subtraction's retagging `add $1` free: `acc - n - k - n - k`,
 /// four `sub` and one `add $4`, runs in 4 cycles an iteration (the `intsub` template, counted
 /// at 2 a subtraction it was overpredicted by 57%). Floats: this core adds in 2 cycles on its
@@ -34,8 +38,9 @@ pub(crate) fn op2_cycles(op: Op2) -> u32 {
         Add | Land | Lor | Sub => 1,
         // `xor` then `or 1`; shifts untag, shift, retag.
         Lxor | Lsl | Lsr | Asr => 2,
-        // `imul`, retag; through the right operand, its untagging shift too (see `lat`).
-        Mul => 4,
+        // `imul` (the decrement and the retagging folded); through the right operand, its
+        // untagging shift 3 more (see `lat`).
+        Mul => 3,
         MulConst => 3,
         Div | Mod => 22,
         DivPow2 | ModPow2 => 6,
