@@ -143,12 +143,15 @@ impl Boxing {
                 Code::LetRec(group)
             }
             Code::If(mut branches) => {
-                let (c, a, b) =
-                    std::mem::replace(&mut *branches, (Code::Imm(0), Code::Imm(0), Code::Imm(0)));
+                let (c, a, b, resolve) = std::mem::replace(
+                    &mut *branches,
+                    (Code::Imm(0), Code::Imm(0), Code::Imm(0), 0),
+                );
                 *branches = (
                     self.walk_unboxed(c),
                     self.walk(a, context),
                     self.walk(b, context),
+                    resolve,
                 );
                 Code::If(branches)
             }

@@ -134,6 +134,9 @@ struct Walker<'a> {
     /// Slots bound to unboxed floats, as [`crate::boxing`] decides: a float ref ocamlopt
     /// turned into a variable, a `let` of a computed float. Reading one is no load.
     unboxed: HashSet<Slot>,
+    /// The source standing for the start of the iteration: what the walk was not told of (a
+    /// loop's array and counter, a captured or global value) is available then.
+    start: usize,
 }
 
 impl<'a> Walker<'a> {
@@ -144,7 +147,7 @@ impl<'a> Walker<'a> {
         record: bool,
         through_result: u32,
     ) -> Walker<'a> {
-        let sources = fun.arity as usize + 2;
+        let sources = fun.arity as usize + 3;
         let mut env = HashMap::new();
         for i in 0..fun.arity as usize {
             env.insert(i as Slot, source(sources, i));
@@ -170,7 +173,15 @@ impl<'a> Walker<'a> {
             last_float: source(sources, register),
             mean_of_branches: false,
             unboxed: HashSet::new(),
+            start: fun.arity as usize + 2,
         }
+    }
+
+    /// The cycles a condition takes to compute from what the iteration begins with: the
+    /// longest of its latencies from the walk's sources, the start of the iteration among them
+    /// (`if p x`: the load of `x` and `p`'s body; `a.(i) > x` in a loop: the load).
+    fn resolve_cycles(cond: &Lat) -> u32 {
+        cond.iter().flatten().copied().max().unwrap_or(0)
     }
 
     fn none(&self) -> Lat {
@@ -187,9 +198,13 @@ impl<'a> Walker<'a> {
 
     fn lat(&mut self, code: &mut Code) -> Lat {
         match code {
-            Code::Local(s) | Code::TakeLocal(s) => {
-                self.env.get(s).cloned().unwrap_or_else(|| self.none())
-            }
+            // A variable the walk was not told of is there when the iteration begins.
+            Code::Local(s) | Code::TakeLocal(s) => self
+                .env
+                .get(s)
+                .cloned()
+                .unwrap_or_else(|| source(self.sources, self.start)),
+            Code::Env(_) | Code::Global(_) => source(self.sources, self.start),
             Code::Let(l) => {
                 let value = self.lat(&mut l.value);
                 match &l.binder {
@@ -208,7 +223,10 @@ impl<'a> Walker<'a> {
             }
             Code::LetRec(group) => self.lat(&mut group.1),
             Code::If(b) => {
-                self.lat(&mut b.0);
+                let cond = self.lat(&mut b.0);
+                if self.record {
+                    b.3 = Self::resolve_cycles(&cond);
+                }
                 let before = self.last_float.clone();
                 let t = self.lat(&mut b.1);
                 let after_then = std::mem::replace(&mut self.last_float, before);
@@ -380,10 +398,15 @@ impl<'a> Walker<'a> {
                 }
                 self.none()
             }
-            Code::Cons(pair) | Code::And(pair) | Code::Or(pair) => {
+            Code::Cons(pair) => {
                 self.lat(&mut pair.0);
                 self.lat(&mut pair.1);
                 self.none()
+            }
+            // The second operand decides last.
+            Code::And(pair) | Code::Or(pair) => {
+                let first = self.lat(&mut pair.0);
+                join(&first, &self.lat(&mut pair.1))
             }
             Code::List(list) => {
                 for item in list.0.iter_mut() {
@@ -399,8 +422,6 @@ impl<'a> Walker<'a> {
             Code::MakeClosure(_)
             | Code::Imm(_)
             | Code::Static(_)
-            | Code::Env(_)
-            | Code::Global(_)
             | Code::Sibling(_)
             | Code::ClosedFun(_) => self.none(),
         }
@@ -480,8 +501,8 @@ impl<'a> Walker<'a> {
         assigned.sort_unstable();
         assigned.dedup();
         let stored = counter.map_or_else(Vec::new, |c| stored_elements(body, c));
-        let sources = assigned.len() + stored.len() + 1;
-        let register = sources - 1;
+        let sources = assigned.len() + stored.len() + 2;
+        let register = sources - 2;
         let mut inner = Walker {
             fid: self.fid,
             sources,
@@ -510,6 +531,7 @@ impl<'a> Walker<'a> {
             last_float: source(sources, register),
             mean_of_branches: false,
             unboxed: self.unboxed.clone(),
+            start: sources - 1,
         };
         inner.lat(cond);
         inner.lat(body);

@@ -426,7 +426,7 @@ fn copy(code: &Code, site: &Copy) -> Option<Code> {
             body: c(&l.body)?,
             float_var: l.float_var,
         })),
-        Code::If(b) => Code::If(Box::new((c(&b.0)?, c(&b.1)?, c(&b.2)?))),
+        Code::If(b) => Code::If(Box::new((c(&b.0)?, c(&b.1)?, c(&b.2)?, b.3))),
         Code::Seq(p) => Code::Seq(pair(p)?),
         Code::And(p) => Code::And(pair(p)?),
         Code::Or(p) => Code::Or(pair(p)?),

@@ -237,7 +237,10 @@ pub(crate) enum Code {
     MakeClosure(Box<MakeClosure>),
     Let(Box<Let>),
     LetRec(Box<(RecGroup, Code)>),
-    If(Box<(Code, Code, Code)>),
+    /// `if c then t else e`, and the cycles its condition takes to compute from what the
+    /// iteration it runs in begins with: what a misprediction of it wastes (set by
+    /// [`crate::chain`]; see [`crate::branch_trace`]).
+    If(Box<(Code, Code, Code, u32)>),
     Seq(Box<(Code, Code)>),
     And(Box<(Code, Code)>),
     Or(Box<(Code, Code)>),

@@ -236,7 +236,7 @@ impl Pass {
                 self.walk(&mut pair.0, live);
             }
             Code::If(branches) => {
-                let (cond, then, otherwise) = &mut **branches;
+                let (cond, then, otherwise, _) = &mut **branches;
                 self.alternatives(vec![then, otherwise], live);
                 self.walk(cond, live);
             }

@@ -76,6 +76,10 @@ pub(crate) enum ExecItem {
 /// A compiled program (see [`Compiled`] for the fields it keeps).
 pub(crate) struct Executable {
     pub funs: Vec<ExecFun>,
+    /// Per branch site, the cycles its condition takes to compute: a misprediction is found
+    /// only then, and the work done on the wrong path meanwhile is lost (see
+    /// [`crate::branch_trace`]). 0 for sites other than an `if`'s.
+    pub site_resolve: Vec<u32>,
     pub statics: Vec<StaticValue>,
     pub items: Vec<ExecItem>,
     pub toplevel_frame: u32,
@@ -131,6 +135,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
     let lower = Lower {
         arities: c.funs.iter().map(|f| f.arity).collect(),
         sites: Default::default(),
+        resolve: Default::default(),
     };
     let funs = c
         .funs
@@ -162,6 +167,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
         .collect();
     Executable {
         funs,
+        site_resolve: lower.resolve.into_inner(),
         statics: c.statics,
         items,
         toplevel_frame: c.toplevel_frame,
@@ -176,6 +182,8 @@ pub(crate) struct Lower {
     pub(crate) arities: Vec<u32>,
     /// Branch sites numbered so far: table jumps and `if`s (see [`crate::branch_trace`]).
     pub(crate) sites: std::cell::Cell<u32>,
+    /// Per site, the cycles its condition takes to resolve (see [`Executable::site_resolve`]).
+    pub(crate) resolve: std::cell::RefCell<Vec<u32>>,
 }
 
 /// Evaluates `args` right to left (OCaml's order) onto the stack; returns where they start.
@@ -234,8 +242,14 @@ macro_rules! int_cmp {
 impl Lower {
     /// A new branch site.
     pub(crate) fn site(&self) -> u32 {
+        self.resolving_site(0)
+    }
+
+    /// A new branch site whose condition takes `cycles` to resolve.
+    pub(crate) fn resolving_site(&self, cycles: u32) -> u32 {
         let site = self.sites.get();
         self.sites.set(site + 1);
+        self.resolve.borrow_mut().push(cycles);
         site
     }
 
@@ -298,9 +312,9 @@ impl Lower {
                 })
             }
             Code::If(b) => {
-                let (c, t, e) = *b;
+                let (c, t, e, resolve) = *b;
                 let (c, t, e) = (self.cond(c), self.code(t, tail), self.code(e, tail));
-                let site = self.site();
+                let site = self.resolving_site(resolve);
                 ev(move |m| {
                     let taken = c(m)?;
                     if m.branch(site, taken) {

@@ -120,3 +120,34 @@ let run (a, b) =
         "&&: {misses} misses over {n} elements"
     );
 }
+
+#[test]
+fn a_miss_waits_for_its_condition() {
+    // The same coin tosses, decided by `a.(i) land 1 = 0` or by `a.(i) mod k = 0` with `k` 2
+    // from the input: the same outcomes, the same misses. Each miss loses the cycles its
+    // condition takes from the iteration's start, counted as ChainCycle: the element's load
+    // (its index 1 cycle, the load 5), then `land` 1 or `mod` 22, then the comparison 2 — 9
+    // cycles or 30. The loop carries only `c` (1 cycle, under its issue): no chain of its own.
+    let tosses = |test: &str| {
+        format!(
+            "let next s = (s * 1103515245 + 12345) land 1073741823
+let input n =
+  let a = Array.make n 0 in
+  let s = ref 7 in
+  for i = 0 to n - 1 do s := next !s; a.(i) <- !s lsr 20 done;
+  (a, 2)
+let run (a, k) =
+  let c = ref 0 in
+  for i = 0 to Array.length a - 1 do if {test} then incr c done;
+  !c"
+        )
+    };
+    let (land, modulo) = (tosses("a.(i) land 1 = 0"), tosses("a.(i) mod k = 0"));
+    let n = 50_000;
+    let missed = branch_misses(&land, n);
+    assert!(missed > n as u64 / 4, "{missed} misses");
+    assert_eq!(branch_misses(&modulo, n), missed);
+    let chain = |source: &str| common::count_of(source, n, "ChainCycle");
+    assert_eq!(chain(&land), 9 * missed);
+    assert_eq!(chain(&modulo), 30 * missed);
+}
