@@ -245,8 +245,9 @@ impl Boxing {
                 Code::For(f)
             }
             Code::While(mut w) => {
-                let (c, b, chain) = std::mem::replace(&mut *w, (Code::Imm(0), Code::Imm(0), 0));
-                *w = (self.walk_unboxed(c), self.walk_unboxed(b), chain);
+                let (c, b, chain, resolve) =
+                    std::mem::replace(&mut *w, (Code::Imm(0), Code::Imm(0), 0, 0));
+                *w = (self.walk_unboxed(c), self.walk_unboxed(b), chain, resolve);
                 Code::While(w)
             }
             leaf => self.leaf(leaf, context),

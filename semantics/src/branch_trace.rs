@@ -33,7 +33,7 @@
 //! one that tests a bit. Measured here (a list walk counting the elements a predicate passes,
 //! four in five at random, 16 000 to 250 000 elements, against the same walk passing all):
 //! with `x mod k <> 0` each miss cost about 11 ns, twice the `BranchMiss` price of conditions
-//! that compare a loaded value. So each `if` site carries the cycles its condition takes from
+//! that compare a loaded value. So each `if` and `while` site carries the cycles its condition takes from
 //! the iteration's start (set by [`crate::chain`]) and each of its counted misses adds them
 //! to `ChainCycle` (`Misses::resolving`).
 

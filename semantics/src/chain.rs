@@ -24,7 +24,8 @@
 //! chain is the slowest round trip per iteration ([`max_cycle_mean`]).
 //! Branches are predicted (a condition carries no latency), and a block built from a value is
 //! a store nothing waits on. The chains are stored on the IR ([`App::chain`],
-//! [`ForLoop::chain`], the third field of [`Code::While`]); as the loop runs, the part of each
+//! [`ForLoop::chain`], the third field of [`Code::While`]), with what each `if` and `while` test
+//! takes to resolve, which its mispredictions lose ([`crate::branch_trace`]); as the loop runs, the part of each
 //! iteration's chain beyond its issue is counted ([`crate::issue`]).
 
 mod access;
@@ -362,17 +363,18 @@ impl<'a> Walker<'a> {
                     slot: f.slot,
                     step: if f.down { -1 } else { 1 },
                 };
-                let chain = self.loop_chain(&mut f.body, &mut Code::Imm(0), Some(counter));
+                let (chain, _) = self.loop_chain(&mut f.body, &mut Code::Imm(0), Some(counter));
                 if self.record {
                     f.chain = chain;
                 }
                 self.none()
             }
             Code::While(w) => {
-                let (cond, body, stored) = &mut **w;
-                let chain = self.loop_chain(body, cond, None);
+                let (cond, body, stored, resolve) = &mut **w;
+                let (chain, test) = self.loop_chain(body, cond, None);
                 if self.record {
                     *stored = chain;
+                    *resolve = test;
                 }
                 self.none()
             }
@@ -495,7 +497,14 @@ impl<'a> Walker<'a> {
     /// The chain one iteration of a loop carries: over the variables its body assigns and the
     /// array elements it stores for the next iteration (`counter`: a `for` loop's), the
     /// slowest cycle of latencies from one to the values the next iteration starts from.
-    fn loop_chain(&mut self, body: &mut Code, cond: &mut Code, counter: Option<Counter>) -> u32 {
+    /// The chain a loop carries, and the cycles its test takes to resolve (see
+    /// [`Walker::resolve_cycles`]).
+    fn loop_chain(
+        &mut self,
+        body: &mut Code,
+        cond: &mut Code,
+        counter: Option<Counter>,
+    ) -> (u32, u32) {
         let mut assigned = Vec::new();
         collect_assigned(body, &mut assigned);
         assigned.sort_unstable();
@@ -533,7 +542,7 @@ impl<'a> Walker<'a> {
             unboxed: self.unboxed.clone(),
             start: sources - 1,
         };
-        inner.lat(cond);
+        let test = Self::resolve_cycles(&inner.lat(cond));
         inner.lat(body);
         let edges = std::mem::take(&mut inner.carried_chain);
         let chain = inner.slowest_cycle(edges);
@@ -542,7 +551,7 @@ impl<'a> Walker<'a> {
         self.lat(cond);
         self.lat(body);
         self.record = saved;
-        chain
+        (chain, test)
     }
 }
 

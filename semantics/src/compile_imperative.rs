@@ -408,7 +408,7 @@ impl Compiler<'_> {
             }
             ExprKind::While(cond, body) => {
                 let (cond, body) = (self.code(cond)?, self.code(body)?);
-                Code::While(Box::new((cond, body, 0)))
+                Code::While(Box::new((cond, body, 0, 0)))
             }
             _ => unreachable!("only imperative expressions come here"),
         }))

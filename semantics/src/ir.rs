@@ -270,8 +270,9 @@ pub(crate) enum Code {
     /// [`crate::compile_imperative`]): a register move, free.
     Assign(Slot, Box<Code>),
     For(Box<ForLoop>),
-    /// `while cond do body done`, and the chain an iteration carries (see [`crate::chain`]).
-    While(Box<(Code, Code, u32)>),
+    /// `while cond do body done`, the chain an iteration carries and the cycles its test takes
+    /// to resolve (both set by [`crate::chain`]).
+    While(Box<(Code, Code, u32, u32)>),
     /// An allocating node, `n` of whose blocks ocamlopt allocates together with blocks before
     /// them: `AllocMerged` × n (see [`crate::comballoc`]).
     Combined(u32, Box<Code>),

@@ -116,10 +116,10 @@ impl Lower {
                 })
             }
             Code::While(w) => {
-                let (cond, body, chain) = *w;
+                let (cond, body, chain, resolve) = *w;
                 let polls = crate::poll::loop_polls(&[&cond, &body]);
                 let (cond, body) = (self.cond(cond), self.code(body, false));
-                let site = self.site();
+                let site = self.resolving_site(resolve);
                 ev(move |m| {
                     let mut mark = m.iteration_mark();
                     loop {

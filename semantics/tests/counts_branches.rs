@@ -151,3 +151,38 @@ let run (a, k) =
     assert_eq!(chain(&land), 9 * missed);
     assert_eq!(chain(&modulo), 30 * missed);
 }
+
+#[test]
+fn a_while_test_that_misses_waits_for_its_condition_too() {
+    // From each element, the run of even elements that follows it, tested by `land 1` or by
+    // `mod k` with `k` 2: the same outcomes. The `while` test is the `&&` of `!j < n`, 2
+    // cycles from `j`, which the loop carries, and the element's test: `j`'s index 1, the load
+    // 5, then `land` 1 or `mod` 22, and the comparison 2 — 9 cycles or 30, 21 apart per miss.
+    // (The `&&`'s first operand, true but at the array's end, is learnt.)
+    let runs = |test: &str| {
+        format!(
+            "let next s = (s * 1103515245 + 12345) land 1073741823
+let input n =
+  let a = Array.make n 0 in
+  let s = ref 7 in
+  for i = 0 to n - 1 do s := next !s; a.(i) <- !s lsr 20 done;
+  (a, 2)
+let run (a, k) =
+  let n = Array.length a in
+  let c = ref 0 in
+  for i = 0 to n - 1 do
+    let j = ref i in
+    while !j < n && {test} do incr j done;
+    c := !c + !j - i
+  done;
+  !c"
+        )
+    };
+    let (land, modulo) = (runs("a.(!j) land 1 = 0"), runs("a.(!j) mod k = 0"));
+    let n = 50_000;
+    let missed = branch_misses(&land, n);
+    assert!(missed > n as u64 / 4, "{missed} misses");
+    assert_eq!(branch_misses(&modulo, n), missed);
+    let chain = |source: &str| common::count_of(source, n, "ChainCycle");
+    assert_eq!(chain(&modulo) - chain(&land), 21 * missed);
+}
