@@ -40,7 +40,8 @@ pub(crate) fn inline_small_functions(compiled: &mut Compiled) {
     for item in compiled.items.iter_mut() {
         match item {
             TopItem::Let(_, code, _) | TopItem::Expr(code) => {
-                pass.calls_in(code, &compiled.funs, &mut frame)
+                let mutable = assigned(code);
+                pass.calls_in(code, &compiled.funs, &mut frame, &mutable)
             }
             TopItem::LetRec(_) => {}
         }
@@ -77,7 +78,8 @@ impl Pass {
         }
         let mut body = std::mem::replace(&mut funs[fid as usize].body, Code::Imm(0));
         let mut frame = funs[fid as usize].frame_size;
-        self.calls_in(&mut body, funs, &mut frame);
+        let mutable = assigned(&body);
+        self.calls_in(&mut body, funs, &mut frame, &mutable);
         let fun = &mut funs[fid as usize];
         fun.body = body;
         fun.frame_size = frame;
@@ -96,9 +98,11 @@ impl Pass {
     }
 
     /// Replaces the inlined calls within `code`; `frame` is the running frame's size, which
-    /// each inlined body extends by its own.
-    fn calls_in(&self, code: &mut Code, funs: &[FunCode], frame: &mut u32) {
-        for_each_child_mut(code, &mut |child| self.calls_in(child, funs, frame));
+    /// each inlined body extends by its own; `mutable`, the frame's variables assigned.
+    fn calls_in(&self, code: &mut Code, funs: &[FunCode], frame: &mut u32, mutable: &[Slot]) {
+        for_each_child_mut(code, &mut |child| {
+            self.calls_in(child, funs, frame, mutable)
+        });
         let Code::App(app) = code else { return };
         let Code::ClosedFun(callee) = app.func else {
             return;
@@ -110,8 +114,16 @@ impl Pass {
         }
         let base = *frame;
         // Variables and constants are substituted, as Closure's `bind_params` does; other
-        // arguments are bound to the parameter's slot.
-        let substitutes: Vec<Option<Code>> = app.args.iter().map(simple).collect();
+        // arguments are bound to the parameter's slot, and so is a variable that may be
+        // assigned (a `ref` turned into one), which an argument evaluated after it could change.
+        let substitutes: Vec<Option<Code>> = app
+            .args
+            .iter()
+            .map(|arg| match arg {
+                Code::Local(s) if mutable.contains(s) => None,
+                _ => simple(arg),
+            })
+            .collect();
         let Some(mut body) = copy(
             &fun.body,
             &Copy {
@@ -149,6 +161,13 @@ fn collect_callees(code: &Code, out: &mut Vec<FunId>) {
         }
     }
     code.for_each_child(&mut |child, _| collect_callees(child, out));
+}
+
+/// The variables `code` assigns.
+fn assigned(code: &Code) -> Vec<Slot> {
+    let mut slots = Vec::new();
+    crate::loop_carried::collect_assigned(code, &mut slots);
+    slots
 }
 
 /// Whether `code` calls function `fid`.

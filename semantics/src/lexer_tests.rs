@@ -23,6 +23,27 @@ fn attributes_are_dropped() {
 }
 
 #[test]
+fn inline_attributes_stay_on_the_token_they_follow() {
+    let inline = |s: &str| -> Vec<Option<InlineAttribute>> {
+        tokenize(s).unwrap().into_iter().map(|t| t.inline).collect()
+    };
+    let on = |inline, item| Some(InlineAttribute { inline, item });
+    // `let[@inline never] f x = x [@@inline] [@@@warning "-8"]`: on `let`, and item-level on
+    // the last `x`; the warning attribute is no inline attribute.
+    let t = inline("let[@inline never] f x = x [@@inline] [@@@warning \"-8\"]");
+    assert_eq!(t[0], on(Inline::Never, false));
+    assert_eq!(t[4], on(Inline::Always, true));
+    assert_eq!(t.iter().filter(|a| a.is_some()).count(), 2);
+    assert_eq!(
+        inline("let[@ocaml.inline always] g = 1")[0],
+        on(Inline::Always, false)
+    );
+    // Another attribute, or an inline attribute with a payload this subset does not read.
+    assert_eq!(inline("let[@warning \"-8\"] h = 1")[0], None);
+    assert_eq!(inline("let[@inline maybe] h = 1")[0], None);
+}
+
+#[test]
 fn character_literals_and_type_variables() {
     assert_eq!(
         toks("'a' 'a '\\n'"),

@@ -130,3 +130,24 @@ let run t = match t with (a, b, c) -> {call}"
     // Through the closure's tuplifying entry: a call.
     assert_eq!(count_of(&source("third t"), 1, "TailApp"), 2);
 }
+
+#[test]
+fn an_assigned_variable_is_passed_as_it_was_when_the_arguments_ran() {
+    // Arguments run right to left: `!r` is read before `(r := 5; 1)` assigns it, inlined or
+    // not, so the result is `1 + n`.
+    let digest = |source: &str| {
+        semantics::Program::from_source("t.ml", source)
+            .unwrap()
+            .count(3)
+            .unwrap()
+            .digest
+    };
+    let inlined = "let add a b = a + b
+let input n = n
+let run n = let r = ref n in add (r := 5; 1) !r";
+    assert_eq!(count_of(inlined, 3, "FunApp"), 0);
+    assert_eq!(
+        digest(inlined),
+        digest("let input n = n\nlet run n = 1 + n")
+    );
+}
