@@ -298,6 +298,9 @@ impl<'a> Walker<'a> {
             }
             Code::Match(m) => {
                 let scrutinee = self.lat(&mut m.scrutinee);
+                if self.record {
+                    m.resolve = Self::resolve_cycles(&scrutinee) + LOAD;
+                }
                 let mut result = self.none();
                 for arm in m.arms.iter_mut() {
                     self.bind_pat(&arm.pat, &scrutinee, false);

@@ -588,6 +588,7 @@ impl<'a> Compiler<'a> {
                     arms,
                     pos,
                     last_untested,
+                    resolve: 0,
                 }))
             }
         };

@@ -213,6 +213,7 @@ impl Compiler<'_> {
                 arms,
                 pos: e.pos,
                 last_untested,
+                resolve: 0,
             }))));
         };
         // `match (a, b) with …`: the components are matched directly, as in native code.

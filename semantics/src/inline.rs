@@ -496,6 +496,7 @@ fn copy(code: &Code, site: &Copy) -> Option<Code> {
                 .collect::<Option<_>>()?,
             pos: m.pos,
             last_untested: m.last_untested,
+            resolve: m.resolve,
         })),
         Code::MatchTuple(m) => Code::MatchTuple(Box::new(MatchTuple {
             components: all(&m.components)?,

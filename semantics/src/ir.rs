@@ -556,6 +556,9 @@ pub(crate) struct Match {
     /// The match is exhaustive and its last arm has no guard: native code reaches that arm
     /// when the others' tests fail, without a test of its own (see `exhaustive.rs`).
     pub last_untested: bool,
+    /// For a match through a jump table, the cycles until its target is known: its value's,
+    /// and the load of the tag (set by [`crate::chain`]; see [`crate::branch_trace`]).
+    pub resolve: u32,
 }
 
 /// `match (e1, …, en) with …`: the tuple is never built (as in native code) unless an arm

@@ -408,10 +408,11 @@ impl Lower {
             arms,
             pos,
             last_untested,
+            resolve,
         } = mt;
         let table = jumps_through_a_table(&arms);
         let (scrutinee, arms) = (self.operand(scrutinee), self.arms(arms, tail));
-        let site = self.site();
+        let site = self.resolving_site(if table { resolve } else { 0 });
         ev(move |m| {
             let v = scrutinee.get(m)?;
             let chosen = if table {

@@ -186,3 +186,30 @@ let run (a, k) =
     let chain = |source: &str| common::count_of(source, n, "ChainCycle");
     assert_eq!(chain(&modulo) - chain(&land), 21 * missed);
 }
+
+#[test]
+fn a_table_jump_miss_waits_for_its_value_and_its_tag() {
+    // `match a.(i) with …` through a table: the element's index 1, its load 5, the tag's load
+    // 5 — 11 cycles a miss, counted as ChainCycle. The loop carries only `s` (1 cycle).
+    let source = "type shape = A of int | B of int | C of int | D of int
+let next s = (s * 1103515245 + 12345) land 1073741823
+let input n =
+  let a = Array.make n (A 0) in
+  let s = ref 7 in
+  for i = 0 to n - 1 do
+    s := next !s;
+    let k = (!s lsr 20) land 3 in
+    a.(i) <- (if k = 0 then A i else if k = 1 then B i else if k = 2 then C i else D i)
+  done;
+  a
+let run a =
+  let s = ref 0 in
+  for i = 0 to Array.length a - 1 do
+    s := !s + (match a.(i) with A x -> x | B x -> x + 1 | C x -> x + 2 | D x -> x + 3)
+  done;
+  !s";
+    let n = 50_000;
+    let missed = misses(source, n);
+    assert!(missed > n as u64 / 2, "{missed} misses");
+    assert_eq!(common::count_of(source, n, "ChainCycle"), 11 * missed);
+}
