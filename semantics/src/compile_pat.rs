@@ -3,6 +3,7 @@
 use crate::ast::*;
 use crate::catalogue::Counter;
 use crate::compile::*;
+use crate::compile_fun::FunBody;
 use crate::fv;
 use crate::infer::Typing;
 use crate::ir::*;

@@ -244,6 +244,7 @@ mod chain;
 mod comballoc;
 mod compile;
 mod compile_app;
+mod compile_fun;
 mod compile_imperative;
 mod compile_pat;
 mod error;
