@@ -108,9 +108,6 @@ pub(crate) struct Compiler<'a> {
     /// Bindings of references compiled as mutable variables (see
     /// [`crate::compile_imperative`]).
     pub(crate) mut_vars: std::collections::HashSet<u32>,
-    /// The inline attribute of the binding being compiled, taken by the first function
-    /// compiled after it (its own).
-    pub(crate) binding_inline: Inline,
     /// Compiling the Stdlib's code (the prelude and the modules a program uses).
     pub(crate) library: bool,
     /// The Stdlib module whose code is being compiled (`None`: the program's own).
@@ -142,7 +139,6 @@ impl<'a> Compiler<'a> {
             tupled: std::collections::HashSet::new(),
             next_binding: 0,
             mut_vars: Default::default(),
-            binding_inline: Inline::Default,
             library: false,
             module: None,
             shared: HashMap::new(),
@@ -372,7 +368,9 @@ impl<'a> Compiler<'a> {
                 bindings,
                 body,
             } => self.let_in(bindings, body)?,
-            ExprKind::Fun { .. } | ExprKind::Function(_) => self.lambda(e, "fun")?.0,
+            ExprKind::Fun { .. } | ExprKind::Function(_) => {
+                self.lambda(e, "fun", Inline::Default)?.0
+            }
             ExprKind::Match(scrutinee, arms) => self.match_expr(e, scrutinee, arms)?,
             ExprKind::Try(body, arms) => {
                 let body = self.code(body)?;

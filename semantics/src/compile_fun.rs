@@ -64,10 +64,14 @@ impl Compiler<'_> {
             .map(|(params, body)| params.len() as u32 + u32::from(matches!(body, FunBody::Arms(_))))
     }
 
-    /// Compiles a function expression into a closed function or a closure allocation; also
-    /// returns whether it is closed.
-    pub(crate) fn lambda(&mut self, e: &Expr, name: &str) -> CResult<(Out, Option<FunId>)> {
-        let inline = std::mem::take(&mut self.binding_inline);
+    /// Compiles a function expression, with its binding's inline attribute, into a closed
+    /// function or a closure allocation; also returns whether it is closed.
+    pub(crate) fn lambda(
+        &mut self,
+        e: &Expr,
+        name: &str,
+        inline: Inline,
+    ) -> CResult<(Out, Option<FunId>)> {
         let (params, body) = Self::function_parts(e).expect("a function expression");
         let free = match body {
             FunBody::Expr(b) => fv::of_function(params, b),
@@ -98,6 +102,13 @@ impl Compiler<'_> {
             }))),
             None,
         ))
+    }
+
+    /// Records the inline attribute of function `fid`'s binding (see [`crate::inline`]).
+    pub(crate) fn set_inline(&mut self, fid: FunId, inline: Inline) {
+        if let Some(fun) = self.funs[fid as usize].as_mut() {
+            fun.inline = inline;
+        }
     }
 
     /// Compiles the function `fid` in a new frame whose captures go to `table`.

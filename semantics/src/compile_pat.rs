@@ -265,16 +265,15 @@ impl Compiler<'_> {
         &mut self,
         pat: &Pattern,
         expr: &Expr,
+        inline: Inline,
         out: &mut Vec<PendingBinding>,
     ) -> CResult<()> {
         let pat = strip_annot(pat);
-        // Only the binding's own function takes its attribute.
-        let inline = std::mem::take(&mut self.binding_inline);
         if let (PatKind::Tuple(ps), ExprKind::Tuple(es)) = (&pat.kind, &expr.kind) {
             if ps.len() == es.len() {
                 // `let (a, b) = (x, y)`: no tuple is built; each component is a binding.
                 for (p, e) in ps.iter().zip(es) {
-                    self.let_parts(p, e, out)?;
+                    self.let_parts(p, e, Inline::Default, out)?;
                 }
                 return Ok(());
             }
@@ -285,8 +284,7 @@ impl Compiler<'_> {
                 PatKind::Var(n) => n.as_str(),
                 _ => "fun",
             };
-            self.binding_inline = inline;
-            self.lambda(expr, name)?
+            self.lambda(expr, name, inline)?
         } else {
             (self.expr(expr)?, None)
         };
@@ -355,8 +353,7 @@ impl Compiler<'_> {
         let mark = self.scope.len();
         let mut pending = Vec::new();
         for b in bindings {
-            self.binding_inline = b.inline;
-            self.let_parts(&b.pat, &b.expr, &mut pending)?;
+            self.let_parts(&b.pat, &b.expr, b.inline, &mut pending)?;
         }
         let bound = self.bind_pending(pending, &mut Vec::new())?;
         let mut code = self.code(body)?;
@@ -473,8 +470,7 @@ impl Compiler<'_> {
         let mark = self.scope.len();
         let mut pending = Vec::new();
         for b in bindings {
-            self.binding_inline = b.inline;
-            self.let_parts(&b.pat, &b.expr, &mut pending)?;
+            self.let_parts(&b.pat, &b.expr, b.inline, &mut pending)?;
         }
         let bound = self.bind_pending(pending, named)?;
         for entry in &mut self.scope[mark..] {
@@ -522,15 +518,6 @@ fn tuple_alternatives(p: &Pattern, n: usize) -> Option<Vec<Vec<Option<&Pattern>>
 }
 
 /// Compiles a whole program (the prelude's items first).
-impl Compiler<'_> {
-    /// Records the inline attribute of function `fid`'s binding (see [`crate::inline`]).
-    pub(crate) fn set_inline(&mut self, fid: FunId, inline: Inline) {
-        if let Some(fun) = self.funs[fid as usize].as_mut() {
-            fun.inline = inline;
-        }
-    }
-}
-
 pub(crate) fn compile_program(
     items: &[Item],
     modules: &[Option<String>],

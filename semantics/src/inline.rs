@@ -100,9 +100,7 @@ impl Pass {
     /// Replaces the inlined calls within `code`; `frame` is the running frame's size, which
     /// each inlined body extends by its own; `mutable`, the frame's variables assigned.
     fn calls_in(&self, code: &mut Code, funs: &[FunCode], frame: &mut u32, mutable: &[Slot]) {
-        for_each_child_mut(code, &mut |child| {
-            self.calls_in(child, funs, frame, mutable)
-        });
+        code.for_each_child_mut(&mut |child| self.calls_in(child, funs, frame, mutable));
         let Code::App(app) = code else { return };
         let Code::ClosedFun(callee) = app.func else {
             return;
@@ -309,86 +307,6 @@ fn field_size(pat: &Pat) -> usize {
     }
 }
 
-/// Calls `f` on each direct sub-expression of `code`, mutably, for the forms [`copy`] copies
-/// (the others are never inside an inlined body, and their calls are left as they are).
-fn for_each_child_mut(code: &mut Code, f: &mut dyn FnMut(&mut Code)) {
-    match code {
-        Code::Let(l) => {
-            f(&mut l.value);
-            f(&mut l.body);
-        }
-        Code::LetRec(group) => f(&mut group.1),
-        Code::Seq(pair) | Code::And(pair) | Code::Or(pair) | Code::Cons(pair) => {
-            f(&mut pair.0);
-            f(&mut pair.1);
-        }
-        Code::If(b) => {
-            f(&mut b.0);
-            f(&mut b.1);
-            f(&mut b.2);
-        }
-        Code::App(app) => {
-            app.args.iter_mut().for_each(&mut *f);
-            f(&mut app.func);
-        }
-        Code::Op1(_, operand) | Code::Raise(operand, _) | Code::BoxFloat(operand) => f(operand),
-        Code::Op2(node) => {
-            f(&mut node.lhs);
-            f(&mut node.rhs);
-        }
-        Code::MakeClosure(closure) => closure.captures.iter_mut().for_each(f),
-        Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => {
-            items.iter_mut().for_each(f)
-        }
-        Code::List(list) => {
-            list.0.iter_mut().for_each(&mut *f);
-            f(&mut list.1);
-        }
-        Code::Match(m) => {
-            f(&mut m.scrutinee);
-            for arm in m.arms.iter_mut() {
-                arm.guard.iter_mut().for_each(&mut *f);
-                f(&mut arm.body);
-            }
-        }
-        Code::MatchTuple(m) => {
-            m.components.iter_mut().for_each(&mut *f);
-            for arm in m.arms.iter_mut() {
-                arm.guard.iter_mut().for_each(&mut *f);
-                f(&mut arm.body);
-            }
-        }
-        Code::Try(t) => {
-            f(&mut t.body);
-            for arm in t.arms.iter_mut() {
-                arm.guard.iter_mut().for_each(&mut *f);
-                f(&mut arm.body);
-            }
-        }
-        Code::Imp(node) => node.args.iter_mut().for_each(f),
-        Code::Assign(_, value) => f(value),
-        Code::For(l) => {
-            f(&mut l.from);
-            f(&mut l.until);
-            f(&mut l.body);
-        }
-        Code::While(w) => {
-            f(&mut w.0);
-            f(&mut w.1);
-        }
-        Code::Release(release) => f(&mut release.1),
-        Code::Combined(_, inner) => f(inner),
-        Code::Imm(_)
-        | Code::Static(_)
-        | Code::Local(_)
-        | Code::TakeLocal(_)
-        | Code::Env(_)
-        | Code::Global(_)
-        | Code::Sibling(_)
-        | Code::ClosedFun(_) => {}
-    }
-}
-
 /// An argument Closure substitutes for its parameter: a variable or a constant.
 fn simple(code: &Code) -> Option<Code> {
     Some(match code {
@@ -418,6 +336,10 @@ fn copy(code: &Code, site: &Copy) -> Option<Code> {
     let c = |code: &Code| copy(code, site);
     let all = |codes: &[Code]| codes.iter().map(c).collect::<Option<Box<[Code]>>>();
     let pair = |p: &(Code, Code)| Some(Box::new((c(&p.0)?, c(&p.1)?)));
+    let guard = |g: &Option<Code>| match g {
+        None => Some(None),
+        Some(g) => c(g).map(Some),
+    };
     Some(match code {
         Code::Imm(i) => Code::Imm(*i),
         Code::Static(s) => Code::Static(*s),
@@ -486,10 +408,7 @@ fn copy(code: &Code, site: &Copy) -> Option<Code> {
                 .map(|arm| {
                     Some(Arm {
                         pat: copy_pat(&arm.pat, base),
-                        guard: match &arm.guard {
-                            None => None,
-                            Some(g) => Some(c(g)?),
-                        },
+                        guard: guard(&arm.guard)?,
                         body: c(&arm.body)?,
                     })
                 })
@@ -515,10 +434,7 @@ fn copy(code: &Code, site: &Copy) -> Option<Code> {
                             ),
                             TupleArmPat::Whole(p) => TupleArmPat::Whole(copy_pat(p, base)),
                         },
-                        guard: match &arm.guard {
-                            None => None,
-                            Some(g) => Some(c(g)?),
-                        },
+                        guard: guard(&arm.guard)?,
                         body: c(&arm.body)?,
                     })
                 })

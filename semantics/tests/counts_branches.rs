@@ -121,6 +121,14 @@ let run (a, b) =
     );
 }
 
+/// An input of pseudo-random numbers, whose low bits are coin tosses, and the divisor 2.
+const COIN_TOSSES: &str = "let next s = (s * 1103515245 + 12345) land 1073741823
+let input n =
+  let a = Array.make n 0 in
+  let s = ref 7 in
+  for i = 0 to n - 1 do s := next !s; a.(i) <- !s lsr 20 done;
+  (a, 2)";
+
 #[test]
 fn a_miss_waits_for_its_condition() {
     // The same coin tosses, decided by `a.(i) land 1 = 0` or by `a.(i) mod k = 0` with `k` 2
@@ -130,12 +138,7 @@ fn a_miss_waits_for_its_condition() {
     // cycles or 30. The loop carries only `c` (1 cycle, under its issue): no chain of its own.
     let tosses = |test: &str| {
         format!(
-            "let next s = (s * 1103515245 + 12345) land 1073741823
-let input n =
-  let a = Array.make n 0 in
-  let s = ref 7 in
-  for i = 0 to n - 1 do s := next !s; a.(i) <- !s lsr 20 done;
-  (a, 2)
+            "{COIN_TOSSES}
 let run (a, k) =
   let c = ref 0 in
   for i = 0 to Array.length a - 1 do if {test} then incr c done;
@@ -161,12 +164,7 @@ fn a_while_test_that_misses_waits_for_its_condition_too() {
     // (The `&&`'s first operand, true but at the array's end, is learnt.)
     let runs = |test: &str| {
         format!(
-            "let next s = (s * 1103515245 + 12345) land 1073741823
-let input n =
-  let a = Array.make n 0 in
-  let s = ref 7 in
-  for i = 0 to n - 1 do s := next !s; a.(i) <- !s lsr 20 done;
-  (a, 2)
+            "{COIN_TOSSES}
 let run (a, k) =
   let n = Array.length a in
   let c = ref 0 in

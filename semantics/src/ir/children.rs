@@ -63,4 +63,86 @@ impl Code {
             Code::Combined(_, inner) => all(&mut std::iter::once(&**inner), false),
         }
     }
+
+    /// Calls `f` on each direct sub-expression, mutably, captures included.
+    pub(crate) fn for_each_child_mut(&mut self, f: &mut dyn FnMut(&mut Code)) {
+        match self {
+            Code::Let(l) => {
+                f(&mut l.value);
+                f(&mut l.body);
+            }
+            Code::LetRec(group) => {
+                group.0.captures.iter_mut().for_each(&mut *f);
+                f(&mut group.1);
+            }
+            Code::Seq(pair) | Code::And(pair) | Code::Or(pair) | Code::Cons(pair) => {
+                f(&mut pair.0);
+                f(&mut pair.1);
+            }
+            Code::If(b) => {
+                f(&mut b.0);
+                f(&mut b.1);
+                f(&mut b.2);
+            }
+            Code::App(app) => {
+                app.args.iter_mut().for_each(&mut *f);
+                f(&mut app.func);
+            }
+            Code::Op1(_, operand) | Code::Raise(operand, _) | Code::BoxFloat(operand) => f(operand),
+            Code::Op2(node) => {
+                f(&mut node.lhs);
+                f(&mut node.rhs);
+            }
+            Code::MakeClosure(closure) => closure.captures.iter_mut().for_each(f),
+            Code::Tuple(items) | Code::Block(_, items) | Code::Exn(_, items) => {
+                items.iter_mut().for_each(f)
+            }
+            Code::List(list) => {
+                list.0.iter_mut().for_each(&mut *f);
+                f(&mut list.1);
+            }
+            Code::Match(m) => {
+                f(&mut m.scrutinee);
+                for arm in m.arms.iter_mut() {
+                    arm.guard.iter_mut().for_each(&mut *f);
+                    f(&mut arm.body);
+                }
+            }
+            Code::MatchTuple(m) => {
+                m.components.iter_mut().for_each(&mut *f);
+                for arm in m.arms.iter_mut() {
+                    arm.guard.iter_mut().for_each(&mut *f);
+                    f(&mut arm.body);
+                }
+            }
+            Code::Try(t) => {
+                f(&mut t.body);
+                for arm in t.arms.iter_mut() {
+                    arm.guard.iter_mut().for_each(&mut *f);
+                    f(&mut arm.body);
+                }
+            }
+            Code::Imp(node) => node.args.iter_mut().for_each(f),
+            Code::Assign(_, value) => f(value),
+            Code::For(l) => {
+                f(&mut l.from);
+                f(&mut l.until);
+                f(&mut l.body);
+            }
+            Code::While(w) => {
+                f(&mut w.0);
+                f(&mut w.1);
+            }
+            Code::Release(release) => f(&mut release.1),
+            Code::Combined(_, inner) => f(inner),
+            Code::Imm(_)
+            | Code::Static(_)
+            | Code::Local(_)
+            | Code::TakeLocal(_)
+            | Code::Env(_)
+            | Code::Global(_)
+            | Code::Sibling(_)
+            | Code::ClosedFun(_) => {}
+        }
+    }
 }
