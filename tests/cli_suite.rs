@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 // `spill`: the others keep values across calls only in proportion to their calls, which
 // would leave `Spill` inseparable from `FunApp`.
-const TEMPLATES: [&str; 10] = [
+const TEMPLATES: [&str; 11] = [
     "base",
     "fapp",
     "fintadd",
@@ -22,6 +22,9 @@ const TEMPLATES: [&str; 10] = [
     // A product chain that binds beside independent products: without it `ChainCycle`
     // rests on one program and cannot be told from what that program runs.
     "intmult",
+    // Tail calls through a code pointer without a closure built: `fundef` alone runs one
+    // `IndirectJump` per `FunDef`.
+    "indirect_jump",
 ];
 
 fn mlcost(args: &[&str], dir: &Path) -> Output {

@@ -79,19 +79,22 @@ pub const RUNTIME_CODE: [&str; 12] = [
 ///   leave-one-program-out error went from 21.6% to 20.9% on one default run's measurements);
 /// * control transfer — calls, returns, and the branches of a match — which the processor
 ///   handles apart from the arithmetic around it: `FunApp`, `TailApp`, `SelfTailApp` (the
-///   jump back of a loop, which was part of `TailApp` before it was split off), `PatternMatch`,
-///   `TableJump`;
+///   jump back of a loop, which was part of `TailApp` before it was split off), `IndirectCall`
+///   and `IndirectJump` (the same transfers through a code pointer, some cycles dearer),
+///   `PatternMatch`, `TableJump`;
 /// * `Base`, the driver's fixed cost of one run.
 ///
 /// Pricing the comparisons and the boolean operators apart as well (they are branches too)
 /// gave back most of the gain on the controls (27.8% against 25.1%, one run): their templates'
 /// contexts came back with their constants.
-pub const PRICED_APART: [&str; 9] = [
+pub const PRICED_APART: [&str; 11] = [
     "IntDiv",
     "IntMod",
     "DividerCycle",
     "FunApp",
     "TailApp",
+    "IndirectCall",
+    "IndirectJump",
     "SelfTailApp",
     "PatternMatch",
     "TableJump",

@@ -48,8 +48,8 @@ const fn instructions(c: Counter) -> u8 {
         // Negative in truth (three instructions fewer than the block's construct counts), but
         // the clock only moves forward; three instructions do not move a loop between regimes.
         AllocMerged => 0,
-        AddToField | Base | BytesCopyWord | FieldSet | FloatAdd | IntAdd | IntSub | LetRec
-        | SelfTailApp | Spill | TupleElem | TupleMatch | WhileIter => 1,
+        AddToField | Base | BytesCopyWord | FieldSet | FloatAdd | IndirectCall | IndirectJump
+        | IntAdd | IntSub | LetRec | SelfTailApp | Spill | TupleElem | TupleMatch | WhileIter => 1,
         FloatDiv | FloatMult | FloatSqrt | FloatSub | FloatUMinus | Frame | FunApp | IntCondEq
         | IntCondGE | IntCondGT | IntCondLT | IntLand | IntLor | IntMultConst | IntOfFloat
         | IntUMinus | LetData | Raise | VariantElem => 2,
@@ -96,9 +96,11 @@ pub(crate) const CALLS: [Counter; 2] = [Counter::FunApp, Counter::ApplyN];
 /// Control transfers: their instructions are what holds the front end, not what it hides
 /// (the time model prices them apart, not by their instructions). `caml_applyN`'s arity check
 /// is not among them: it is ordinary code, priced by its instructions, and hides as well.
-pub(crate) const CONTROL: [Counter; 5] = [
+pub(crate) const CONTROL: [Counter; 7] = [
     Counter::FunApp,
     Counter::TailApp,
+    Counter::IndirectCall,
+    Counter::IndirectJump,
     Counter::SelfTailApp,
     Counter::PatternMatch,
     Counter::TableJump,

@@ -93,10 +93,14 @@
 //!   `Closure` × (k + 1), plus one `FunApp`/`TailApp` when the callee is not a known let-bound
 //!   function (native code then calls `caml_curryN`, which allocates it). Applying that
 //!   closure to the remaining arguments counts the application plus one `TailApp` for the
-//!   stub's jump into the function. An *over-application* counts one `FunApp` for the
-//!   saturated call, then applies the result to the remaining arguments. A saturated call of
-//!   a small known function is no call at all: ocamlopt inlines it, and so does `inline.rs`
-//!   (a body no larger than its parameter count at `-inline 0`, 10 more for the Stdlib's).
+//!   stub's jump into the function. A function value the compiler does not know, applied to
+//!   one argument, is reached through its closure's code pointer: `IndirectCall` beside the
+//!   `FunApp` (`call *`), `IndirectJump` beside the `TailApp` (`jmp *`); a `caml_curryN` or
+//!   `caml_tuplifyN` stub's forward is an `IndirectJump` too. An *over-application* counts
+//!   one `FunApp` for the saturated call, then applies the result to the remaining
+//!   arguments. A saturated call of a small known function is no call at all: ocamlopt
+//!   inlines it, and so does `inline.rs` (a body no larger than its parameter count at
+//!   `-inline 0`, 10 more for the Stdlib's).
 //! - **What a call costs around it.** Three constructs count what ocamlopt 4.13 emits around a
 //!   call and the source does not show. `ApplyN`: a function value the compiler does not know
 //!   at the call, applied to n ≥ 2 arguments, goes through `caml_applyN`, which checks the

@@ -315,10 +315,14 @@ impl<'p> Machine<'p> {
                 let arity = self.prog.funs[fid as usize].arity as usize;
                 // One argument through a tupled entry is no `caml_applyN`, whatever the arity.
                 let checked_arity = !known && n >= 2;
+                if !known && n == 1 {
+                    self.count(crate::machine_ops::through_code_pointer(tail));
+                }
                 let n = if self.prog.funs[fid as usize].tupled && n >= 1 {
                     // The closure's entry (`caml_tuplifyN`): the fields loaded, then a jump.
                     self.untuple(argbase, arity);
                     self.count(Counter::TailApp);
+                    self.count(Counter::IndirectJump);
                     n - 1 + arity
                 } else {
                     n
@@ -352,6 +356,9 @@ impl<'p> Machine<'p> {
             Value::Partial(p) => {
                 let arity = self.prog.funs[p.fun as usize].arity as usize;
                 let total = p.args.len() + n;
+                if !known && n == 1 {
+                    self.count(crate::machine_ops::through_code_pointer(tail));
+                }
                 if total < arity {
                     self.count(app);
                     let args = p.args.clone();
@@ -363,6 +370,9 @@ impl<'p> Machine<'p> {
                     self.count(Counter::ApplyN);
                 }
                 self.count(Counter::TailApp);
+                if p.curried {
+                    self.count(Counter::IndirectJump);
+                }
                 self.stack.splice(argbase..argbase, p.args.iter().cloned());
                 if total == arity && tail {
                     self.invoke(Some(p.env.clone()), p.fun, argbase)
@@ -552,8 +562,12 @@ impl<'p> Machine<'p> {
                 } else {
                     Counter::TailApp
                 });
-                if !known && nargs >= 2 && matches!(callee, Callee::Value(_)) {
-                    self.count(Counter::ApplyN);
+                if !known && matches!(callee, Callee::Value(_)) {
+                    self.count(if nargs >= 2 {
+                        Counter::ApplyN
+                    } else {
+                        Counter::IndirectJump
+                    });
                 }
                 if let Callee::Value(Value::Fun(f)) = callee {
                     if !f.env.is_empty() && !Rc::ptr_eq(&f.env, &self.env) {

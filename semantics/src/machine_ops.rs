@@ -31,6 +31,7 @@ impl Machine<'_> {
             env,
             fun,
             args,
+            curried: !known,
             born: Born::new(words),
         }))
     }
@@ -297,6 +298,16 @@ impl Machine<'_> {
             let msg = StrBlock::constant("compare: functional value");
             self.raise(EXN_INVALID_ARGUMENT, vec![msg], pos)
         })
+    }
+}
+
+/// The transfer through a function value's code pointer that an application of an unknown
+/// function to one argument makes: `call *` (`IndirectCall`), or `jmp *` in tail position.
+pub(crate) fn through_code_pointer(tail: bool) -> Counter {
+    if tail {
+        Counter::IndirectJump
+    } else {
+        Counter::IndirectCall
     }
 }
 

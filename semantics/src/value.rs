@@ -150,6 +150,10 @@ pub(crate) struct Partial {
     pub env: Rc<Vec<Value>>,
     pub fun: FunId,
     pub args: Vec<Value>,
+    /// Built by `caml_curryN` (the function was unknown where it was partially applied): its
+    /// code is a stub that forwards through a code pointer (`IndirectJump`), where a known
+    /// function's partial application is a closure of ocamlopt's own that jumps directly.
+    pub curried: bool,
     /// Never read: dropping it records the block's age (see `heap`).
     #[allow(dead_code)]
     pub born: Born,

@@ -161,7 +161,8 @@ let run n =
         ("FunDef", 2),
         ("Closure", 1 + 3),
         ("FunApp", 4),
-        ("TailApp", 4), // `f x` in apply
+        ("TailApp", 4),      // `f x` in apply
+        ("IndirectJump", 4), // the same, through the closure's code pointer
     ]);
     assert_eq!(count(source, 7), want);
 }
@@ -337,6 +338,11 @@ let run n =
         ("FunApp", 5),
         // h 2's and f x's forwarding jumps, and `f x` itself in apply.
         ("TailApp", 3),
+        // g 1 and h 2 call unknown closures with one argument (`call *`); h 2's stub, built
+        // by caml_curry2 for an unknown function, forwards through the code pointer, and so
+        // does `f x` in apply (add3 1 2 is ocamlopt's own closure, which jumps by name).
+        ("IndirectCall", 2),
+        ("IndirectJump", 2),
         // `id add3` returns a function the compiler does not know, applied to 3 arguments
         // through caml_apply3.
         ("ApplyN", 1),
