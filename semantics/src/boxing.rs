@@ -145,7 +145,12 @@ impl Boxing {
             Code::If(mut branches) => {
                 let (c, a, b, resolve) = std::mem::replace(
                     &mut *branches,
-                    (Code::Imm(0), Code::Imm(0), Code::Imm(0), 0),
+                    (
+                        Code::Imm(0),
+                        Code::Imm(0),
+                        Code::Imm(0),
+                        IfChains::default(),
+                    ),
                 );
                 *branches = (
                     self.walk_unboxed(c),

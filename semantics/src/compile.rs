@@ -345,7 +345,7 @@ impl<'a> Compiler<'a> {
                     Some(el) => self.code(el)?,
                     None => Code::Imm(0),
                 };
-                Out::Code(Code::If(Box::new((c, t, el, 0))))
+                Out::Code(Code::If(Box::new((c, t, el, IfChains::default()))))
             }
             ExprKind::Seq(a, b) => {
                 let a = self.code(a)?;

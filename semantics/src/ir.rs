@@ -239,10 +239,8 @@ pub(crate) enum Code {
     MakeClosure(Box<MakeClosure>),
     Let(Box<Let>),
     LetRec(Box<(RecGroup, Code)>),
-    /// `if c then t else e`, and the cycles its condition takes to compute from what the
-    /// iteration it runs in begins with: what a misprediction of it wastes (set by
-    /// [`crate::chain`]; see [`crate::branch_trace`]).
-    If(Box<(Code, Code, Code, u32)>),
+    /// `if c then t else e`, and what its condition and arms carry (see [`IfChains`]).
+    If(Box<(Code, Code, Code, IfChains)>),
     Seq(Box<(Code, Code)>),
     And(Box<(Code, Code)>),
     Or(Box<(Code, Code)>),
@@ -423,6 +421,19 @@ pub(crate) struct Let {
     pub body: Code,
     /// A mutable variable of type float (an eliminated `float ref`): Cmmgen keeps it unboxed.
     pub float_var: bool,
+}
+
+/// Latencies an `if` carries, set by [`crate::chain`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct IfChains {
+    /// The cycles its condition takes to compute from what the iteration it runs in begins
+    /// with: what a misprediction of it wastes (see [`crate::branch_trace`]).
+    pub resolve: u32,
+    /// In a linear recursion, an `if` whose value waits on the self call's result (`if e mod
+    /// 2 = 0 then h else b * h mod m`): the cycles from that result through the `then` and
+    /// the `else` arm, so that each level's way back carries the arm it ran rather than the
+    /// mean of the two ([`FunCode::return_chain`]). `None` elsewhere.
+    pub way_back: Option<[u32; 2]>,
 }
 
 #[derive(Debug)]

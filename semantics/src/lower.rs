@@ -136,12 +136,17 @@ pub(crate) fn program(c: Compiled) -> Executable {
         arities: c.funs.iter().map(|f| f.arity).collect(),
         sites: Default::default(),
         resolve: Default::default(),
+        lowering: Default::default(),
     };
     let funs = c
         .funs
         .into_iter()
-        .map(|f| ExecFun {
-            body: lower.code(f.body, true),
+        .enumerate()
+        .map(|(fid, f)| ExecFun {
+            body: {
+                lower.lowering.set(fid as FunId);
+                lower.code(f.body, true)
+            },
             name: f.name,
             symbol: f.symbol,
             arity: f.arity,
@@ -184,6 +189,8 @@ pub(crate) struct Lower {
     pub(crate) sites: std::cell::Cell<u32>,
     /// Per site, the cycles its condition takes to resolve (see [`Executable::site_resolve`]).
     pub(crate) resolve: std::cell::RefCell<Vec<u32>>,
+    /// The function being lowered, whose levels an `if` on a way back speaks for.
+    pub(crate) lowering: std::cell::Cell<FunId>,
 }
 
 /// Evaluates `args` right to left (OCaml's order) onto the stack; returns where they start.
@@ -312,9 +319,22 @@ impl Lower {
                 })
             }
             Code::If(b) => {
-                let (c, t, e, resolve) = *b;
+                let (c, t, e, chains) = *b;
                 let (c, t, e) = (self.cond(c), self.code(t, tail), self.code(e, tail));
-                let site = self.resolving_site(resolve);
+                let site = self.resolving_site(chains.resolve);
+                if let Some([through_then, through_else]) = chains.way_back {
+                    let fid = self.lowering.get();
+                    return ev(move |m| {
+                        let taken = c(m)?;
+                        if m.branch(site, taken) {
+                            m.way_back_arm = Some((fid, through_then));
+                            t(m)
+                        } else {
+                            m.way_back_arm = Some((fid, through_else));
+                            e(m)
+                        }
+                    });
+                }
                 ev(move |m| {
                     let taken = c(m)?;
                     if m.branch(site, taken) {

@@ -110,6 +110,9 @@ pub(crate) struct Machine<'p> {
     /// The running frame's slots stored in it since they were last written (bit per slot):
     /// see [`Machine::spill_around_call`].
     pub(crate) stored: u64,
+    /// The way-back chain of the level running, as the last `if` it ran on its way back
+    /// says (see [`crate::ir::IfChains::way_back`]), with the function it is a level of.
+    pub(crate) way_back_arm: Option<(FunId, u32)>,
     /// Chain cycles counted beyond the whole ones, in `ISSUE_WIDTH`ths of a cycle.
     pub(crate) chain_fraction: u64,
     /// Quarter-cycles of the divider's not yet counted as a whole `DividerCycle`.
@@ -189,6 +192,7 @@ impl<'p> Machine<'p> {
             iterated_other: 0,
             self_call: None,
             stored: 0,
+            way_back_arm: None,
             chain_fraction: 0,
             divider_fraction: 0,
             pending: PendingCall {
@@ -230,38 +234,6 @@ impl<'p> Machine<'p> {
         self.unwind
             .take()
             .expect("a Thrown comes with its unwind in the machine")
-    }
-
-    /// Raises the exception `id` with `args`.
-    #[cold]
-    pub(crate) fn raise(&mut self, id: u32, args: Vec<Value>, pos: Pos) -> Thrown {
-        // The runtime's exceptions (Match_failure, Division_by_zero) are rare enough not to be
-        // stamped.
-        let value = Value::Exn(Rc::new(ExnValue {
-            id,
-            args: args.into(),
-            born: Born::untracked(),
-        }));
-        self.throw(Unwind::Exn { value, pos })
-    }
-
-    /// Replaces the tuple at `stack[argbase]` by its `arity` fields, read as a tupled
-    /// function's entry reads them (`TupleMatch` each).
-    fn untuple(&mut self, argbase: usize, arity: usize) {
-        let fields: Vec<Value> = match &self.stack[argbase] {
-            Value::Block(tuple) => {
-                tuple.touch();
-                tuple.fields.to_vec()
-            }
-            other => unreachable!(
-                "the type checker only passes tuples to tupled functions, not {other:?}"
-            ),
-        };
-        debug_assert_eq!(fields.len(), arity);
-        self.count_n(Counter::TupleMatch, arity);
-        let tuple = std::mem::replace(&mut self.stack[argbase], UNIT);
-        tuple.release();
-        self.stack.splice(argbase..=argbase, fields);
     }
 
     pub(crate) fn callee_value(&self, callee: Callee) -> Value {
@@ -430,6 +402,7 @@ impl<'p> Machine<'p> {
         let mut framed = false;
         // Entered one level down a linear recursion: the function and its way back's chain.
         let mut way_back = None;
+        let mut callers_arm = None;
         let saved_stored = self.stored;
         let result = loop {
             // Entered or entered again with new arguments: nothing of this frame is stored.
@@ -452,6 +425,7 @@ impl<'p> Machine<'p> {
                             // One level down a linear recursion: its return ends a level of
                             // the way back. Its way down has a window of its own, in levels.
                             way_back = Some((fid, f.return_chain));
+                            callers_arm = self.way_back_arm.take();
                             kind = if self.recursion_descends(fid) {
                                 Iteration::DeepLevel
                             } else {
@@ -495,6 +469,12 @@ impl<'p> Machine<'p> {
             }
         };
         if let Some((fid, chain)) = way_back {
+            // The arm this level took, where an `if` on its way back says; the caller's own
+            // `if`s, run before it called, speak for the caller's level.
+            let chain = match std::mem::replace(&mut self.way_back_arm, callers_arm) {
+                Some((arm_of, cycles)) if arm_of == fid => cycles,
+                _ => chain,
+            };
             self.recursion_ascends(fid);
             if result.is_ok() {
                 self.loop_returned(fid, chain);

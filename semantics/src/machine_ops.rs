@@ -12,6 +12,38 @@ use crate::value::*;
 use std::rc::Rc;
 
 impl Machine<'_> {
+    /// Raises the exception `id` with `args`.
+    #[cold]
+    pub(crate) fn raise(&mut self, id: u32, args: Vec<Value>, pos: Pos) -> Thrown {
+        // The runtime's exceptions (Match_failure, Division_by_zero) are rare enough not to be
+        // stamped.
+        let value = Value::Exn(Rc::new(ExnValue {
+            id,
+            args: args.into(),
+            born: Born::untracked(),
+        }));
+        self.throw(Unwind::Exn { value, pos })
+    }
+
+    /// Replaces the tuple at `stack[argbase]` by its `arity` fields, read as a tupled
+    /// function's entry reads them (`TupleMatch` each).
+    pub(crate) fn untuple(&mut self, argbase: usize, arity: usize) {
+        let fields: Vec<Value> = match &self.stack[argbase] {
+            Value::Block(tuple) => {
+                tuple.touch();
+                tuple.fields.to_vec()
+            }
+            other => unreachable!(
+                "the type checker only passes tuples to tupled functions, not {other:?}"
+            ),
+        };
+        debug_assert_eq!(fields.len(), arity);
+        self.count_n(Counter::TupleMatch, arity);
+        let tuple = std::mem::replace(&mut self.stack[argbase], UNIT);
+        tuple.release();
+        self.stack.splice(argbase..=argbase, fields);
+    }
+
     /// A partial application of `fun` (which already holds `args`) to `n` more arguments.
     pub(crate) fn partial(
         &mut self,

@@ -91,6 +91,28 @@ let run l = map l";
 }
 
 #[test]
+fn each_level_of_a_way_back_carries_the_arm_it_ran() {
+    // `h / m + 1000` waits on the inner call's result: the division 22 cycles and the add 1,
+    // against the 18 instructions a level issues on its way back (IntDiv 11, IntAdd 1,
+    // LetData 2, and the arm's test: IntLand 2, IntCondEq or IntCondGE 2), 3 cycles: 20 beyond. A level that returns `h` waits on
+    // nothing. Of the 400 levels, 399 return into one above (the top one returns into
+    // `run`); the arm decides per level what it carries, not the mean of the two.
+    let source = |condition: &str| {
+        format!(
+            "let rec f n m = if n = 0 then 1 else let h = f (n - 1) m in if {condition} then h / m + 1000 else h
+let input n = n
+let run n = f n 7"
+        )
+    };
+    // Every level divides (the same tests, so that every level issues the same instructions).
+    assert_eq!(chain_cycles(&source("n land 3 >= 0"), 400), 399 * 20);
+    // One level in four (n = 4, 8, …, 396 below the top): 99 levels.
+    assert_eq!(chain_cycles(&source("n land 3 = 0"), 400), 99 * 20);
+    // None: the way back carries nothing.
+    assert_eq!(chain_cycles(&source("n land 3 = 5"), 400), 0);
+}
+
+#[test]
 fn a_deep_linear_recursion_waits_on_its_way_down_too() {
     // One self call site: all the levels run down, then all back. Down, `t` is a field of
     // `l`: a load, 5 cycles (30 sixths), against PatternMatch 4, FunApp 2, Frame 2: 22
@@ -310,7 +332,7 @@ let run a =
 }
 
 #[test]
-fn a_way_back_that_multiplies_on_some_levels_carries_the_mean_of_its_branches() {
+fn a_way_back_that_multiplies_on_some_levels_carries_it_on_those_only() {
     // `h * h mod p`: the multiply through its right operand 6 and the remainder by a constant
     // 14, 20 cycles (120 sixths), against the level's LetData 2, IntLand 2, IntCondEq 2,
     // IntMult 3 and IntModConst 10: 101 sixths beyond, per level.
@@ -320,15 +342,15 @@ let input n = n
 let run n = f n";
     let six_levels = |source| chain_cycles(source, 206) - chain_cycles(source, 200);
     assert_eq!(six_levels(every_level), 120 - 19);
-    // On odd levels only, the branch taken level after level is one or the other: the way
-    // back carries their mean, 10 cycles (60 sixths), against 6 instructions of issue on an
-    // even level and 19 on an odd one: 54 + 41 sixths per two levels, 47.5 cycles per six.
+    // On odd levels only: an even level returns `h` and carries nothing, an odd one 101
+    // sixths, three of each in six levels: 303 sixths, 50.5 cycles. (The mean of the two
+    // arms on every level, as counted before, gave 47.5.)
     let odd_levels = "
 let rec f n = if n = 0 then 1 else let h = f (n - 1) in if n land 1 = 0 then h else h * h mod 1000003
 let input n = n
 let run n = f n";
     assert!(
-        (47..=48).contains(&six_levels(odd_levels)),
+        (50..=51).contains(&six_levels(odd_levels)),
         "{}",
         six_levels(odd_levels)
     );
