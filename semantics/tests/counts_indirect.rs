@@ -4,7 +4,6 @@
 mod common;
 
 use common::count_of;
-use std::process::Command;
 
 const ID_AND_ADD: &str = "let[@inline never] id x = x
 let[@inline never] add a b = a + b
@@ -120,15 +119,7 @@ let run n = apply id n + call id n + call2 add n + twice id n + id n";
 
 #[test]
 fn the_indirect_transfers_counted_are_those_in_ocamlopts_assembly() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("helpers.ml"), HELPERS).unwrap();
-    let status = Command::new("ocamlopt")
-        .args(["-inline", "0", "-S", "-c", "helpers.ml"])
-        .current_dir(dir.path())
-        .status()
-        .expect("ocamlopt runs");
-    assert!(status.success());
-    let assembly = std::fs::read_to_string(dir.path().join("helpers.s")).unwrap();
+    let assembly = common::assembly("helpers", HELPERS);
     let sites = |mnemonic: &str| {
         assembly
             .lines()

@@ -4,7 +4,6 @@
 mod common;
 
 use common::count_of;
-use std::process::Command;
 
 /// Small helpers, each called once by `run` (straight-line code): which of them stay calls.
 const HELPERS: &str = "type r = { x : int; mutable y : int }
@@ -61,15 +60,7 @@ fn a_body_no_larger_than_its_parameter_count_is_inlined() {
 
 #[test]
 fn the_calls_left_are_those_ocamlopt_leaves() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("helpers.ml"), HELPERS).unwrap();
-    let status = Command::new("ocamlopt")
-        .args(["-inline", "0", "-S", "-c", "helpers.ml"])
-        .current_dir(dir.path())
-        .status()
-        .expect("ocamlopt runs");
-    assert!(status.success());
-    let assembly = std::fs::read_to_string(dir.path().join("helpers.s")).unwrap();
+    let assembly = common::assembly("helpers", HELPERS);
     let mut called: Vec<&str> = assembly
         .lines()
         .skip_while(|line| !(line.starts_with("camlHelpers__run_") && line.ends_with(':')))

@@ -53,6 +53,20 @@ pub fn expect(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// The assembly `ocamlopt -inline 0 -S` writes for `source` compiled as module `module`
+/// (`module.ml`).
+pub fn assembly(module: &str, source: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(format!("{module}.ml")), source).unwrap();
+    let status = std::process::Command::new("ocamlopt")
+        .args(["-inline", "0", "-S", "-c", &format!("{module}.ml")])
+        .current_dir(dir.path())
+        .status()
+        .expect("ocamlopt runs");
+    assert!(status.success(), "ocamlopt compiles {module}.ml");
+    std::fs::read_to_string(dir.path().join(format!("{module}.s"))).unwrap()
+}
+
 /// Asserts that the interpreter's result digest of `source` (written to `file_name`) equals
 /// the native binary's at each size.
 pub fn assert_agrees_with_native(file_name: &str, source: &str, sizes: &[u64]) {
