@@ -268,6 +268,7 @@ mod liveness;
 mod loop_carried;
 mod lower;
 mod lower_array;
+mod lower_call;
 mod lower_data;
 mod lower_imperative;
 mod lower_string;

@@ -11,12 +11,13 @@
 //!
 //! Tail position is compiled in: a closure built for tail position leaves a tail call in
 //! [`Machine::pending`] for the function's loop instead of calling (see [`crate::machine`]).
-//! Data, `match`, `try` and `let rec` are compiled in [`crate::lower_data`].
+//! Data, `match`, `try` and `let rec` are compiled in [`crate::lower_data`], applications in
+//! [`crate::lower_call`].
 
 use crate::ast::Pos;
 use crate::catalogue::Counter;
 use crate::ir::*;
-use crate::machine::{CalleeKind, Machine, SelfCall, R};
+use crate::machine::{Machine, R};
 use crate::value::*;
 
 /// A compiled expression: evaluates it on the machine, counting its constructs.
@@ -191,22 +192,6 @@ pub(crate) struct Lower {
     pub(crate) resolve: std::cell::RefCell<Vec<u32>>,
     /// The function being lowered, whose levels an `if` on a way back speaks for.
     pub(crate) lowering: std::cell::Cell<FunId>,
-}
-
-/// Evaluates `args` right to left (OCaml's order) onto the stack; returns where they start.
-#[inline(always)]
-fn push_args(m: &mut Machine<'_>, args: &[Operand]) -> R<usize> {
-    let argbase = m.stack.len();
-    // Every evaluation leaves the stack as it found it, so each value can be pushed as soon
-    // as it is computed; the right-to-left order is then undone by a reversal.
-    for a in args.iter().rev() {
-        let v = a.get(m)?;
-        m.stack.push(v);
-    }
-    if args.len() > 1 {
-        m.stack[argbase..].reverse();
-    }
-    Ok(argbase)
 }
 
 /// An integer operation that cannot fail, on two operands (right one first, as in OCaml).
@@ -524,111 +509,6 @@ impl Lower {
                 m.bind(&binder, v, counter)?;
                 body(m)
             }),
-        }
-    }
-
-    fn app(&self, app: App, tail: bool) -> Ev {
-        let App {
-            func,
-            args,
-            tail: tail_tagged,
-            known,
-            kept_live,
-            kept_slots,
-            chain,
-            descends,
-            closes_loop,
-        } = app;
-        let call = self.call(
-            func,
-            args,
-            tail_tagged && tail,
-            tail_tagged,
-            known,
-            (kept_live, kept_slots),
-        );
-        let Some(fid) = closes_loop else {
-            return call;
-        };
-        ev(move |m| {
-            // The iteration ends where the call enters the function again, once its
-            // arguments are evaluated (`Machine::invoke`).
-            m.self_call = Some(SelfCall {
-                fid,
-                chain,
-                descends,
-            });
-            call(m)
-        })
-    }
-
-    /// An application without its chain count (see [`Lower::app`]).
-    fn call(
-        &self,
-        func: Code,
-        args: Box<[Code]>,
-        tail: bool,
-        tail_tagged: bool,
-        known: bool,
-        (kept_live, kept_slots): (u32, Box<[Slot]>),
-    ) -> Ev {
-        let nargs = args.len();
-        let args: Box<[Operand]> = args
-            .into_vec()
-            .into_iter()
-            .map(|a| self.operand(a))
-            .collect();
-        if tail {
-            // Left for the function's loop (see `Machine::invoke`).
-            return match func {
-                // The callee needs no value: only its name goes to the loop.
-                Code::ClosedFun(fid) => ev(move |m| {
-                    push_args(m, &args)?;
-                    m.leave_call(CalleeKind::Closed, fid, nargs, known);
-                    Ok(UNIT)
-                }),
-                Code::Sibling(fid) => ev(move |m| {
-                    push_args(m, &args)?;
-                    m.leave_call(CalleeKind::Sibling, fid, nargs, known);
-                    Ok(UNIT)
-                }),
-                func => {
-                    let func = self.code(func, false);
-                    ev(move |m| {
-                        push_args(m, &args)?;
-                        m.pending.value = func(m)?;
-                        m.leave_call(CalleeKind::Value, 0, nargs, known);
-                        Ok(UNIT)
-                    })
-                }
-            };
-        }
-        match func {
-            // A saturated call of a closed function, or of a member of the running closure's
-            // group (which runs in the running environment): no function value is needed.
-            Code::ClosedFun(fid) | Code::Sibling(fid)
-                if !tail_tagged && self.arities[fid as usize] as usize == nargs =>
-            {
-                ev(move |m| {
-                    let argbase = push_args(m, &args)?;
-                    m.count(Counter::FunApp);
-                    m.spill_around_call(kept_live, &kept_slots);
-                    m.invoke_call(None, fid, argbase)
-                })
-            }
-            // Any other call; a tail-tagged one met outside a function body's tail position
-            // (which the tail pass does not produce) is still counted as the tail call it is.
-            func => {
-                let func = self.code(func, false);
-                ev(move |m| {
-                    let argbase = push_args(m, &args)?;
-                    let f = func(m)?;
-                    if !tail_tagged {
-                        m.spill_around_call(kept_live, &kept_slots);
-                    }
-                    m.apply(f, argbase, nargs, tail_tagged, known)
-                })
-            }
         }
     }
 }
