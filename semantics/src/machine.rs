@@ -281,15 +281,16 @@ impl<'p> Machine<'p> {
         } else {
             Counter::FunApp
         };
+        // A closure or a partial application, reached through its code pointer.
+        if !known && n == 1 {
+            self.count(crate::machine_ops::through_code_pointer(tail));
+        }
         match f {
             Value::Fun(f) => {
                 let (env, fid) = (f.env.clone(), f.fun);
                 let arity = self.prog.funs[fid as usize].arity as usize;
                 // One argument through a tupled entry is no `caml_applyN`, whatever the arity.
                 let checked_arity = !known && n >= 2;
-                if !known && n == 1 {
-                    self.count(crate::machine_ops::through_code_pointer(tail));
-                }
                 let n = if self.prog.funs[fid as usize].tupled && n >= 1 {
                     // The closure's entry (`caml_tuplifyN`): the fields loaded, then a jump.
                     self.untuple(argbase, arity);
@@ -328,9 +329,6 @@ impl<'p> Machine<'p> {
             Value::Partial(p) => {
                 let arity = self.prog.funs[p.fun as usize].arity as usize;
                 let total = p.args.len() + n;
-                if !known && n == 1 {
-                    self.count(crate::machine_ops::through_code_pointer(tail));
-                }
                 if total < arity {
                     self.count(app);
                     let args = p.args.clone();
