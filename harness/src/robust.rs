@@ -33,6 +33,9 @@ pub struct VisitData {
 pub struct VisitFit {
     pub round: u32,
     pub line: Line,
+    /// The visit's total time over its total runs: what its slope is checked against
+    /// ([`plausible`]).
+    pub per_run: f64,
     pub slow_machine: bool,
 }
 
@@ -62,6 +65,7 @@ pub fn fit_visit(visit: &VisitData) -> Option<VisitFit> {
     Some(VisitFit {
         round: visit.round,
         line,
+        per_run,
         slow_machine: visit.slow_machine,
     })
 }
@@ -99,28 +103,47 @@ pub fn bootstrap_fast_half_mean(slopes: &[f64], resamples: usize, seed: u64) -> 
 }
 
 /// The visits an estimate rests on: those the canary did not flag, unless fewer than two
-/// remain (then every visit, as a machine disturbed throughout is still the best there is).
+/// remain (then every visit, as a machine disturbed throughout is still the best there is) —
+/// and the flagged ones that ran faster than the others' estimate anyway. Interference only
+/// adds time: a flagged visit faster than that was not slowed more than the unflagged ones,
+/// which something the canary did not feel slowed instead. Seen on a host whose neighbour
+/// halved the speed for most of a measurement: the canary flagged the visits that ran at full
+/// speed and not those of a slow phase of the program's own, and leaving the flagged ones out
+/// made the estimate the slow phase's.
 pub fn usable(fits: &[VisitFit]) -> Vec<VisitFit> {
-    let quiet: Vec<VisitFit> = fits.iter().filter(|f| !f.slow_machine).copied().collect();
-    if quiet.len() >= 2 || quiet.len() == fits.len() {
-        quiet
-    } else {
-        fits.to_vec()
+    let quiet: Vec<f64> = fits
+        .iter()
+        .filter(|f| !f.slow_machine)
+        .map(|f| f.line.slope)
+        .collect();
+    if quiet.len() < 2 {
+        return fits.to_vec();
     }
+    let quiet_estimate = fast_half_mean(&quiet);
+    fits.iter()
+        .filter(|f| !f.slow_machine || f.line.slope < quiet_estimate)
+        .copied()
+        .collect()
 }
 
-/// A visit this much faster than the median of its layout's visits is an artifact of its
-/// regression, not a fast moment: interference only adds time. A burst of slow batches at
-/// the small batch sizes of a visit (12 batches 26× slower, CPU time growing with wall
-/// time, seen in a quiet run) tilts its OLS line below zero, and the fastest-half mean
-/// would average it in. In runs J and K, 0.18% of visits fall below 0.7× their median, 0.6%
-/// below 0.8×, 2.4% below 0.9×: the line sits in the gap between those artifacts and the
-/// visits' own noise.
-pub const IMPLAUSIBLY_FAST: f64 = 0.7;
+/// A visit whose slope is this much below its own time per run (total time over total runs)
+/// was tilted by its regression, not a fast moment. A burst of slow batches at the small batch
+/// sizes of a visit (12 batches 26× slower, CPU time growing with wall time, seen in a quiet
+/// run) tilts its OLS line below zero while hardly moving its totals, and the fastest-half
+/// mean would average it in.
+pub const TILTED: f64 = 0.7;
 
-/// The visits whose time per run is plausible: at least [`IMPLAUSIBLY_FAST`] of the median
-/// of the positive ones (all of them when none is positive). The median visit itself always
-/// stays, so some visit is always kept.
+/// A visit this much faster than the median of its layout's visits is an artifact too:
+/// interference only adds time, and slows a program at most about 2× (a neighbour on the
+/// sibling vCPU), so a visit at full speed among slowed ones sits near half their median. The
+/// floor was 0.7× the median while tilts were found only that way; on a host disturbed for
+/// most of a measurement it left out the visits that ran at full speed (0.47× the median).
+pub const IMPLAUSIBLY_FAST: f64 = 0.4;
+
+/// The visits whose time per run is plausible: a positive slope, at least [`TILTED`] of the
+/// visit's own time per run and [`IMPLAUSIBLY_FAST`] of the median of the positive slopes (all
+/// of them when none is positive). The median visit itself always stays, so some visit is
+/// always kept.
 pub fn plausible(fits: &[VisitFit]) -> Vec<VisitFit> {
     let mut positive: Vec<f64> = fits
         .iter()
@@ -131,9 +154,12 @@ pub fn plausible(fits: &[VisitFit]) -> Vec<VisitFit> {
         return fits.to_vec();
     }
     positive.sort_by(f64::total_cmp);
-    let floor = IMPLAUSIBLY_FAST * positive[positive.len() / 2];
+    let median = positive[positive.len() / 2];
     fits.iter()
-        .filter(|f| f.line.slope >= floor)
+        .filter(|f| {
+            let slope = f.line.slope;
+            slope == median || (slope >= IMPLAUSIBLY_FAST * median && slope >= TILTED * f.per_run)
+        })
         .copied()
         .collect()
 }
@@ -213,20 +239,87 @@ mod tests {
 
     #[test]
     fn canary_flagged_visits_are_left_out_unless_too_few_remain() {
-        let fit = |round, slope, slow_machine| VisitFit {
+        let fits = [fit(0, 1.0, false), fit(1, 2.0, true), fit(2, 1.1, false)];
+        let kept: Vec<u32> = usable(&fits).iter().map(|f| f.round).collect();
+        assert_eq!(kept, vec![0, 2]);
+        let mostly_slow = [fit(0, 1.0, true), fit(1, 2.0, true), fit(2, 1.1, false)];
+        assert_eq!(usable(&mostly_slow).len(), 3);
+    }
+
+    fn fit(round: u32, slope: f64, slow_machine: bool) -> VisitFit {
+        VisitFit {
             round,
             line: Line {
                 slope,
                 intercept: 0.0,
                 r2: 1.0,
             },
+            per_run: slope,
             slow_machine,
-        };
-        let fits = [fit(0, 1.0, false), fit(1, 2.0, true), fit(2, 1.1, false)];
-        let kept: Vec<u32> = usable(&fits).iter().map(|f| f.round).collect();
-        assert_eq!(kept, vec![0, 2]);
-        let mostly_slow = [fit(0, 1.0, true), fit(1, 2.0, true), fit(2, 1.1, false)];
-        assert_eq!(usable(&mostly_slow).len(), 3);
+        }
+    }
+
+    fn rounds(fits: &[VisitFit]) -> Vec<u32> {
+        fits.iter().map(|f| f.round).collect()
+    }
+
+    /// One layout of a measurement on a host whose neighbour halved the speed for most of it
+    /// (µs per run at 20 000): rounds 0–2 a slow phase of the program's own (3× the work) that
+    /// the canary did not see, round 3 at full speed, rounds 4–9 flagged, two of them at full
+    /// speed all the same.
+    const HALVED: [(f64, bool); 10] = [
+        (46.4, false),
+        (47.6, false),
+        (47.6, false),
+        (17.9, false),
+        (14.5, true),
+        (17.8, true),
+        (29.9, true),
+        (30.9, true),
+        (27.3, true),
+        (27.7, true),
+    ];
+
+    #[test]
+    fn flagged_visits_faster_than_the_unflagged_estimate_are_kept() {
+        let fits: Vec<VisitFit> = HALVED
+            .iter()
+            .enumerate()
+            .map(|(i, &(slope, flagged))| fit(i as u32, slope, flagged))
+            .collect();
+        // The unflagged estimate is the mean of 17.9 and 46.4: every flagged visit is faster.
+        assert_eq!(rounds(&usable(&fits)), (0..10).collect::<Vec<_>>());
+        let estimate = fast_half_mean(
+            &plausible(&usable(&fits))
+                .iter()
+                .map(|f| f.line.slope)
+                .collect::<Vec<_>>(),
+        );
+        // The full-speed visits lead it: within 30% of their mean, not at the slow phase's 47.
+        assert!((estimate / 16.7 - 1.0).abs() < 0.3, "{estimate}");
+        // Of two flagged visits, the one slower than the unflagged estimate (10.0) stays out.
+        let slowed = [
+            fit(0, 10.0, false),
+            fit(1, 10.5, false),
+            fit(2, 9.8, true),
+            fit(3, 20.0, true),
+        ];
+        assert_eq!(rounds(&usable(&slowed)), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn full_speed_among_halved_visits_is_plausible_and_a_tilt_is_not() {
+        let fits: Vec<VisitFit> = HALVED[3..]
+            .iter()
+            .enumerate()
+            .map(|(i, &(slope, _))| fit(i as u32, slope, false))
+            .collect();
+        // 14.5 is 0.5× the median (27.7): the old floor of 0.7× left it and 17.8, 17.9 out.
+        assert_eq!(plausible(&fits).len(), fits.len());
+        // A visit whose slope is half its own time per run was tilted by its regression.
+        let mut tilted = fits.clone();
+        tilted[0].per_run = 2.0 * tilted[0].line.slope;
+        assert_eq!(rounds(&plausible(&tilted)), (1..7).collect::<Vec<_>>());
     }
 
     /// Visit 1 of `integrate` at 300 elements, layout 0, in a quiet run: batches 9 to 20 ran
@@ -314,6 +407,7 @@ mod tests {
                     intercept: 0.0,
                     r2: 0.9,
                 },
+                per_run: slope,
                 slow_machine: false,
             })
             .collect();
