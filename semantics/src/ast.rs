@@ -111,6 +111,9 @@ pub(crate) enum ExprKind {
     },
     Function(Vec<Arm>),
     Match(Box<Expr>, Vec<Arm>),
+    /// `match e with arms | exception handlers`: the handlers catch what `e` raises (only
+    /// `e`: the arms run after its trap is popped), the arms match its value.
+    MatchExn(Box<Expr>, Vec<Arm>, Vec<Arm>),
     Try(Box<Expr>, Vec<Arm>),
     Annot(Box<Expr>, TypeExpr),
     /// `{ f1 = e1; …; fn = en }`, or `{ e with f = … }` when the second part is present.

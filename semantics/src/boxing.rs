@@ -55,7 +55,11 @@ pub(crate) fn computes_new_float(code: &Code, unboxed: &HashSet<Slot>) -> bool {
         Code::LetRec(group) => fresh(&group.1),
         Code::Seq(pair) => fresh(&pair.1),
         Code::If(branches) => fresh(&branches.1) || fresh(&branches.2),
-        Code::Match(m) => m.arms.iter().any(|a| fresh(&a.body)),
+        Code::Match(m) => m
+            .arms
+            .iter()
+            .chain(m.handlers.iter())
+            .any(|a| fresh(&a.body)),
         Code::MatchTuple(m) => m.arms.iter().any(|a| fresh(&a.body)),
         Code::Try(t) => fresh(&t.body) || t.arms.iter().any(|a| fresh(&a.body)),
         Code::Imp(node) => matches!(
@@ -209,6 +213,7 @@ impl Boxing {
             Code::Match(mut m) => {
                 m.scrutinee = self.walk_unboxed(std::mem::replace(&mut m.scrutinee, Code::Imm(0)));
                 self.arms(&mut m.arms, context);
+                self.arms(&mut m.handlers, context);
                 Code::Match(m)
             }
             Code::MatchTuple(mut m) => {

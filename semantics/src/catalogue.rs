@@ -115,7 +115,7 @@ catalogue! {
     Raise { "exceptions", "raising an exception — a jump to the nearest handler, which is cheap in OCaml and nothing like a call",
         "once per `raise`, `failwith` or `invalid_arg` evaluated (failwith/invalid_arg also count the VariantHead/VariantElem of the exception they build); exceptions raised by the runtime (Division_by_zero, Match_failure) count only the operation that raised" }
     TryWith { "exceptions", "entering a `try … with` — pushing and popping a trap frame on the stack",
-        "once per `try` evaluated; the handler's arms count PatternMatch when an exception is caught" }
+        "once per `try` evaluated, and per `match` with `exception` cases (the trap covers its scrutinee only); the handler's arms count PatternMatch when an exception is caught" }
     IntMultConst { "int", "multiplication by an integer constant — ocamlopt 4.13 folds the constant into the instruction: `n * 2^k` is an `lea` or a shift, `n * c` one `imul` by an immediate and a re-tagging add; IntMult untags, multiplies and re-tags",
         "once per `*` one of whose operands (either side) is an integer constant — a literal, `max_int`/`min_int` or a `let`-bound constant, which ocamlopt propagates — except `* 0` and `* 1`, which compile to nothing and count nothing, and `* (-1)`, a negation that counts IntUMinus" }
     IntDivPow2 { "int", "division by a constant power of two — shifts and an add that round towards zero (5–6 instructions, then a negation for a negative divisor): no `idiv`, no zero check",

@@ -317,6 +317,11 @@ impl<'a> Walker<'a> {
                     }
                     result = join(&result, &self.lat(&mut arm.body));
                 }
+                for arm in m.handlers.iter_mut() {
+                    let none = self.none();
+                    self.bind_pat(&arm.pat, &none, false);
+                    result = join(&result, &self.lat(&mut arm.body));
+                }
                 result
             }
             Code::MatchTuple(m) => {

@@ -111,6 +111,13 @@ impl Walker {
             }
             Code::Match(m) => {
                 let pending = self.code(&mut m.scrutinee, pending);
+                if !m.handlers.is_empty() {
+                    // As a `try`'s body, the scrutinee went on with the allocation in
+                    // progress; the cases start afresh.
+                    self.arms_afresh(&mut m.arms);
+                    self.arms_afresh(&mut m.handlers);
+                    return None;
+                }
                 let untested = m.arms.len() == 1 && m.last_untested && m.arms[0].guard.is_none();
                 if untested {
                     return self.code(&mut m.arms[0].body, pending);

@@ -372,6 +372,9 @@ impl<'a> Compiler<'a> {
                 self.lambda(e, "fun", Inline::Default)?.0
             }
             ExprKind::Match(scrutinee, arms) => self.match_expr(e, scrutinee, arms)?,
+            ExprKind::MatchExn(scrutinee, arms, handlers) => {
+                self.match_exn(e, scrutinee, arms, handlers)?
+            }
             ExprKind::Try(body, arms) => {
                 let body = self.code(body)?;
                 let arms = self.arms(arms)?;
@@ -387,6 +390,30 @@ impl<'a> Compiler<'a> {
             | ExprKind::For { .. }
             | ExprKind::While(..) => self.imperative(e)?,
         })
+    }
+
+    /// `match e with … | exception …`: the scrutinee runs under a trap, the value's cases
+    /// after it is popped (Translcore's static catch around a `try`). The parser refuses a
+    /// tuple scrutinee here, whose components ocamlopt would bind without building it.
+    pub(crate) fn match_exn(
+        &mut self,
+        e: &Expr,
+        scrutinee: &Expr,
+        arms: &[crate::ast::Arm],
+        handlers: &[crate::ast::Arm],
+    ) -> CResult<Out> {
+        let scrutinee = self.code(scrutinee)?;
+        let last_untested = self.last_untested(arms);
+        let arms = self.arms(arms)?;
+        let handlers = self.arms(handlers)?;
+        Ok(Out::Code(Code::Match(Box::new(Match {
+            scrutinee,
+            arms,
+            handlers,
+            pos: e.pos,
+            last_untested,
+            resolve: 0,
+        }))))
     }
 
     /// A list of `items` ending in the static list `tail`: the longest constant suffix is static.

@@ -149,6 +149,7 @@ impl Compiler<'_> {
                 Code::Match(Box::new(Match {
                     scrutinee: Code::Local(arity - 1),
                     arms,
+                    handlers: Box::new([]),
                     pos,
                     last_untested,
                     resolve: 0,

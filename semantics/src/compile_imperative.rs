@@ -530,6 +530,9 @@ fn only_ref_uses(x: &str, body: &Expr) -> bool {
                 && (shadows || only_ref_uses(x, body))
         }
         ExprKind::Match(s, arms) | ExprKind::Try(s, arms) => only_ref_uses(x, s) && arms_ok(arms),
+        ExprKind::MatchExn(s, arms, handlers) => {
+            only_ref_uses(x, s) && arms_ok(arms) && arms_ok(handlers)
+        }
         ExprKind::For {
             var,
             from,
@@ -585,6 +588,7 @@ fn children(e: &Expr) -> Vec<&Expr> {
         | ExprKind::Fun { .. }
         | ExprKind::Function(_)
         | ExprKind::Match(..)
+        | ExprKind::MatchExn(..)
         | ExprKind::Try(..)
         | ExprKind::For { .. } => unreachable!("binding forms are walked by `only_ref_uses`"),
     }

@@ -212,6 +212,7 @@ impl Compiler<'_> {
             return Ok(Out::Code(Code::Match(Box::new(Match {
                 scrutinee,
                 arms,
+                handlers: Box::new([]),
                 pos: e.pos,
                 last_untested,
                 resolve: 0,

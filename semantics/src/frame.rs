@@ -26,6 +26,7 @@ pub(crate) fn needs_frame(code: &Code, own: FunId) -> bool {
         | Code::BoxFloat(_)
         | Code::Raise(..)
         | Code::Try(_) => true,
+        Code::Match(m) => !m.handlers.is_empty(),
         Code::List(list) => !list.0.is_empty(),
         Code::For(_) | Code::While(_) => true,
         Code::Imp(node) => matches!(

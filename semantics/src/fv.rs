@@ -130,6 +130,11 @@ fn expr(e: &Expr, bound: &mut Vec<String>, out: &mut BTreeSet<String>) {
             expr(s, bound, out);
             arms(a, bound, out);
         }
+        ExprKind::MatchExn(s, a, h) => {
+            expr(s, bound, out);
+            arms(a, bound, out);
+            arms(h, bound, out);
+        }
         ExprKind::Record(fields, base) => {
             fields.iter().for_each(|(_, e)| expr(e, bound, out));
             if let Some(b) = base {

@@ -453,6 +453,14 @@ impl Checker {
                 self.arms(arms, exn, res)?;
                 res
             }
+            ExprKind::MatchExn(scrutinee, arms, handlers) => {
+                let arg = self.infer(scrutinee)?;
+                let res = self.t.var(self.level);
+                self.arms(arms, arg, res)?;
+                let exn = self.prim_ty(EXN);
+                self.arms(handlers, exn, res)?;
+                res
+            }
             ExprKind::Annot(inner, te) => {
                 let mut vars = std::mem::take(&mut self.annot_vars);
                 let t = self.convert_type(te, &mut vars, self.level);

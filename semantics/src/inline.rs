@@ -225,6 +225,8 @@ fn size(code: &Code) -> Option<usize> {
         Code::Raise(..) => 4,
         Code::Assign(..) => 1,
         Code::Imp(node) => imp_size(node.op),
+        // A trap, as a `try`'s, is never inlined.
+        Code::Match(m) if !m.handlers.is_empty() => return None,
         Code::Match(m) => 2 + m.arms.iter().map(|a| arm_pat_size(&a.pat)).sum::<usize>(),
         Code::MatchTuple(m) => 2 * m.arms.len().saturating_sub(1),
         _ => return None,
@@ -400,6 +402,8 @@ fn copy(code: &Code, site: &Copy) -> Option<Code> {
             pos: node.pos,
         })),
         Code::Assign(slot, value) => Code::Assign(slot + base, Box::new(c(value)?)),
+        // A trap, as a `try`'s, is never inlined (see `size`).
+        Code::Match(m) if !m.handlers.is_empty() => return None,
         Code::Match(m) => Code::Match(Box::new(Match {
             scrutinee: c(&m.scrutinee)?,
             arms: m
@@ -413,6 +417,7 @@ fn copy(code: &Code, site: &Copy) -> Option<Code> {
                     })
                 })
                 .collect::<Option<_>>()?,
+            handlers: Box::new([]),
             pos: m.pos,
             last_untested: m.last_untested,
             resolve: m.resolve,

@@ -502,6 +502,9 @@ pub(crate) struct Arm {
 pub(crate) struct Match {
     pub scrutinee: Code,
     pub arms: Box<[Arm]>,
+    /// `exception` cases (empty for an ordinary match): the scrutinee runs under a trap
+    /// (`TryWith`) they handle, popped before `arms` run.
+    pub handlers: Box<[Arm]>,
     pub pos: Pos,
     /// The match is exhaustive and its last arm has no guard: native code reaches that arm
     /// when the others' tests fail, without a test of its own (see `exhaustive.rs`).

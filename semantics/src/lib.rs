@@ -156,7 +156,9 @@
 //!   count one `Cons` per non-constant cell.
 //! - **Exceptions.** `raise`, `failwith`, `invalid_arg` count `Raise` (the latter two also
 //!   the exception block they build); each `try` counts `TryWith`; a caught exception counts
-//!   `PatternMatch` per handler arm tried.
+//!   `PatternMatch` per handler arm tried. A `match` with `exception` cases is a `try` around
+//!   its scrutinee alone (one `TryWith`): its value's cases run after the trap is popped, so
+//!   a call there is a tail call and what they raise passes the `exception` cases by.
 //! - **Floats are boxed where ocamlopt boxes them**: a new float passed, returned or stored
 //!   counts `FloatBox` (see `boxing.rs`); arithmetic inside one expression stays unboxed. A
 //!   read from a float array or a record of floats is a new (unboxed) float; a store into one

@@ -123,8 +123,10 @@ impl Pass {
                 }
                 _ => return false,
             },
+            // (Not under a trap: the scrutinee would leave it.)
             Code::Match(m)
-                if !matches!(m.scrutinee, Code::Local(_))
+                if m.handlers.is_empty()
+                    && !matches!(m.scrutinee, Code::Local(_))
                     && m.arms.iter().any(|arm| {
                         once_read(&arm.pat, arm.guard.iter().chain([&arm.body]).collect())
                     }) =>
@@ -314,9 +316,12 @@ impl Pass {
                         self.alias_once_read_fields(&arm.pat, block, scope);
                     }
                 }
+                // The handlers are alternatives to the value's cases after the scrutinee:
+                // what they read is live after it, so throughout it, as a `try`'s handler.
                 self.arms(
                     m.arms
                         .iter_mut()
+                        .chain(m.handlers.iter_mut())
                         .map(|a| (&a.pat, a.guard.as_mut(), &mut a.body)),
                     live,
                 );

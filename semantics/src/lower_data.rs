@@ -88,6 +88,24 @@ fn jumps_through_a_table(arms: &[Arm]) -> bool {
 /// below it in turn (`| Node (l, k, r) when x < k -> … | Node (l, k, r) when x > k -> …`).
 /// A later arm with that constructor and fields that test nothing, or a wildcard, is reached
 /// without a test, and one with another constructor is never tried.
+/// What a trap does with the unwinding that reached it: runs the first handler whose pattern
+/// matches the exception, or raises it on. `saved_len` is the stack's height when the trap
+/// was pushed.
+fn handle(m: &mut Machine<'_>, saved_len: usize, handlers: &[ArmCode]) -> R<Value> {
+    let (value, pos) = match m.take_unwind() {
+        Unwind::Exn { value, pos } => (value, pos),
+        // Not an exception (a limit of the interpreter): nothing catches it.
+        fatal => return Err(m.throw(fatal)),
+    };
+    // Calls in the trapped code restored base and environment on their way out; only the
+    // arguments of an interrupted call may be left on the stack.
+    m.stack.truncate(saved_len);
+    match select(m, handlers, false, &value)? {
+        Some(i) => (handlers[i].body)(m),
+        None => Err(m.throw(Unwind::Exn { value, pos })),
+    }
+}
+
 fn select(
     m: &mut Machine<'_>,
     arms: &[ArmCode],
@@ -406,15 +424,15 @@ impl Lower {
         let Match {
             scrutinee,
             arms,
+            handlers,
             pos,
             last_untested,
             resolve,
         } = mt;
         let table = jumps_through_a_table(&arms);
-        let (scrutinee, arms) = (self.operand(scrutinee), self.arms(arms, tail));
+        let arms = self.arms(arms, tail);
         let site = self.resolving_site(if table { resolve } else { 0 });
-        ev(move |m| {
-            let v = scrutinee.get(m)?;
+        let run_arms = move |m: &mut Machine<'_>, v: Value| {
             let chosen = if table {
                 select_by_table(m, &arms, &v)?
             } else {
@@ -429,6 +447,23 @@ impl Lower {
                     (arms[i].body)(m)
                 }
                 None => Err(m.match_failure(pos)),
+            }
+        };
+        if handlers.is_empty() {
+            let scrutinee = self.operand(scrutinee);
+            return ev(move |m| {
+                let v = scrutinee.get(m)?;
+                run_arms(m, v)
+            });
+        }
+        // The scrutinee is never in tail position: its trap stays installed while it runs.
+        let (scrutinee, handlers) = (self.code(scrutinee, false), self.arms(handlers, tail));
+        ev(move |m| {
+            m.count(Counter::TryWith);
+            let saved_len = m.stack.len();
+            match scrutinee(m) {
+                Ok(v) => run_arms(m, v),
+                Err(_) => handle(m, saved_len, &handlers),
             }
         })
     }
@@ -498,20 +533,9 @@ impl Lower {
         ev(move |m| {
             m.count(Counter::TryWith);
             let saved_len = m.stack.len();
-            if let Ok(v) = body(m) {
-                return Ok(v);
-            }
-            let (value, pos) = match m.take_unwind() {
-                Unwind::Exn { value, pos } => (value, pos),
-                // Not an exception (a limit of the interpreter): nothing catches it.
-                fatal => return Err(m.throw(fatal)),
-            };
-            // Calls in the body restored base and environment on their way out; only the
-            // arguments of an interrupted call may be left on the stack.
-            m.stack.truncate(saved_len);
-            match select(m, &arms, false, &value)? {
-                Some(i) => (arms[i].body)(m),
-                None => Err(m.throw(Unwind::Exn { value, pos })),
+            match body(m) {
+                Ok(v) => Ok(v),
+                Err(_) => handle(m, saved_len, &arms),
             }
         })
     }

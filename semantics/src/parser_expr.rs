@@ -113,7 +113,7 @@ pub(crate) fn operator_section(op: &str) -> Option<&'static str> {
 }
 
 impl Parser<'_> {
-    fn mk(&mut self, pos: Pos, kind: ExprKind) -> Expr {
+    pub(crate) fn mk(&mut self, pos: Pos, kind: ExprKind) -> Expr {
         Expr {
             id: self.fresh_id(),
             pos,
@@ -290,10 +290,7 @@ impl Parser<'_> {
             }
             Tok::Kw(Kw::Match) => {
                 self.advance();
-                let scrutinee = self.seq_expr()?;
-                self.expect_kw(Kw::With, "with")?;
-                let arms = self.arms()?;
-                Ok(self.mk(pos, ExprKind::Match(Box::new(scrutinee), arms)))
+                self.match_expr(pos)
             }
             Tok::Kw(Kw::Try) => {
                 self.advance();
@@ -381,25 +378,6 @@ impl Parser<'_> {
     }
 
     /// `[|] p [when g] -> e | …`.
-    fn arms(&mut self) -> PResult<Vec<Arm>> {
-        self.eat_op("|");
-        let mut arms = Vec::new();
-        loop {
-            let pat = self.pattern()?;
-            let guard = if self.eat_kw(Kw::When) {
-                Some(self.seq_expr()?)
-            } else {
-                None
-            };
-            self.expect_op("->")?;
-            let body = self.seq_expr()?;
-            arms.push(Arm { pat, guard, body });
-            if !self.eat_op("|") {
-                return Ok(arms);
-            }
-        }
-    }
-
     /// Function and constructor application: `f a b`, `Some x`, `Node (l, v, r)`.
     fn application(&mut self) -> PResult<Expr> {
         let pos = self.pos();

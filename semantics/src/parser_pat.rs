@@ -1,9 +1,9 @@
 //! Parsing of patterns (precedences, lowest first: `as`, `|`, `,`, `::`, constructor
-//! application).
+//! application), and of the cases they head: `match`, `function` and `try` arms.
 
 use crate::ast::*;
 use crate::lexer::{Kw, Tok};
-use crate::parser::{PResult, Parser};
+use crate::parser::{PResult, ParseError, Parser};
 
 impl Parser<'_> {
     pub(crate) fn pattern(&mut self) -> PResult<Pattern> {
@@ -194,7 +194,7 @@ impl Parser<'_> {
             }
             Tok::Kw(Kw::Unsupported("lazy")) => return self.unsupported(pos, "lazy patterns"),
             Tok::Kw(Kw::Exception) => {
-                return self.unsupported(pos, "exception patterns in `match`")
+                return self.unsupported(pos, "exception patterns other than a `match` case")
             }
             _ => return self.unexpected("a pattern"),
         };
@@ -203,5 +203,73 @@ impl Parser<'_> {
             pos,
             kind,
         })
+    }
+}
+
+/// Cases: a pattern, maybe a guard, a body.
+impl Parser<'_> {
+    /// `match e with …`, after `match`: with `exception` cases, a [`ExprKind::MatchExn`].
+    pub(crate) fn match_expr(&mut self, pos: Pos) -> PResult<Expr> {
+        let scrutinee = self.seq_expr()?;
+        self.expect_kw(Kw::With, "with")?;
+        let (arms, handlers) = self.match_arms()?;
+        if handlers.is_empty() {
+            return Ok(self.mk(pos, ExprKind::Match(Box::new(scrutinee), arms)));
+        }
+        if let ExprKind::Tuple(_) = scrutinee.kind {
+            return self.unsupported(
+                scrutinee.pos,
+                "a tuple as the scrutinee of a `match` with `exception` cases \
+                 (bind it with `let` first)",
+            );
+        }
+        if arms.is_empty() {
+            return Err(ParseError::Syntax {
+                pos,
+                message: "this `match` has only `exception` cases: it needs one for the value"
+                    .into(),
+            });
+        }
+        Ok(self.mk(pos, ExprKind::MatchExn(Box::new(scrutinee), arms, handlers)))
+    }
+
+    pub(crate) fn arms(&mut self) -> PResult<Vec<Arm>> {
+        self.eat_op("|");
+        let mut arms = Vec::new();
+        loop {
+            arms.push(self.arm()?);
+            if !self.eat_op("|") {
+                return Ok(arms);
+            }
+        }
+    }
+
+    /// A `match`'s cases: those on the value, and those marked `exception`, which catch what
+    /// the scrutinee raises.
+    fn match_arms(&mut self) -> PResult<(Vec<Arm>, Vec<Arm>)> {
+        self.eat_op("|");
+        let (mut arms, mut handlers) = (Vec::new(), Vec::new());
+        loop {
+            if self.eat_kw(Kw::Exception) {
+                handlers.push(self.arm()?);
+            } else {
+                arms.push(self.arm()?);
+            }
+            if !self.eat_op("|") {
+                return Ok((arms, handlers));
+            }
+        }
+    }
+
+    fn arm(&mut self) -> PResult<Arm> {
+        let pat = self.pattern()?;
+        let guard = if self.eat_kw(Kw::When) {
+            Some(self.seq_expr()?)
+        } else {
+            None
+        };
+        self.expect_op("->")?;
+        let body = self.seq_expr()?;
+        Ok(Arm { pat, guard, body })
     }
 }

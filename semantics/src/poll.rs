@@ -125,9 +125,21 @@ fn walk(code: &Code, own: FunId, allocated: bool) -> Flow {
                 own,
                 scrutinee.allocated,
             );
+            if m.handlers.is_empty() {
+                return Flow {
+                    allocated: arms.allocated,
+                    unpolled: scrutinee.unpolled || arms.unpolled,
+                };
+            }
+            // A handler runs when the scrutinee raised, maybe before it allocated.
+            let handlers = guarded_arms(
+                m.handlers.iter().map(|a| (a.guard.as_ref(), &a.body)),
+                own,
+                allocated,
+            );
             Flow {
-                allocated: arms.allocated,
-                unpolled: scrutinee.unpolled || arms.unpolled,
+                allocated: arms.allocated && handlers.allocated,
+                unpolled: scrutinee.unpolled || arms.unpolled || handlers.unpolled,
             }
         }
         Code::MatchTuple(m) => {

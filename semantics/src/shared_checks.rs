@@ -141,6 +141,18 @@ impl Pass<'_> {
         }
     }
 
+    /// The cases of a `match` or a handler, each starting from what `avail` says.
+    fn arms(&mut self, arms: &[Arm], avail: &[Key]) {
+        for arm in arms {
+            let mut here = avail.to_vec();
+            forget_pattern(&mut here, &arm.pat);
+            if let Some(g) = &arm.guard {
+                self.walk(g, &mut here);
+            }
+            self.walk(&arm.body, &mut here);
+        }
+    }
+
     fn walk_all<'e>(&mut self, es: impl Iterator<Item = &'e Expr>, avail: &mut Vec<Key>) {
         es.for_each(|e| self.walk(e, avail));
     }
@@ -236,14 +248,14 @@ impl Pass<'_> {
             ExprKind::Match(s, arms) | ExprKind::Try(s, arms) => {
                 let is_try = matches!(e.kind, ExprKind::Try(..));
                 self.walk(s, avail);
-                for arm in arms {
-                    let mut here = if is_try { Vec::new() } else { avail.clone() };
-                    forget_pattern(&mut here, &arm.pat);
-                    if let Some(g) = &arm.guard {
-                        self.walk(g, &mut here);
-                    }
-                    self.walk(&arm.body, &mut here);
-                }
+                self.arms(arms, if is_try { &[] } else { avail });
+                avail.clear();
+            }
+            ExprKind::MatchExn(s, arms, handlers) => {
+                self.walk(s, avail);
+                self.arms(arms, avail);
+                // As a `try`'s: a handler may run after any part of the scrutinee.
+                self.arms(handlers, &[]);
                 avail.clear();
             }
             ExprKind::While(c, body) => {

@@ -97,6 +97,12 @@ pub(crate) fn mark(e: &mut Expr, tail: bool) {
             mark(body, false);
             mark_arms(arms, tail);
         }
+        // The trap is popped before either kind of case runs: both are in tail position.
+        ExprKind::MatchExn(s, arms, handlers) => {
+            mark(s, false);
+            mark_arms(arms, tail);
+            mark_arms(handlers, tail);
+        }
         ExprKind::Annot(inner, _) => mark(inner, tail),
         ExprKind::Record(fields, base) => {
             fields.iter_mut().for_each(|(_, e)| mark(e, false));

@@ -43,6 +43,11 @@ fn syntax_errors_name_the_position() {
         "pattern",
     );
     assert_message(
+        &load_error("let input n = n\nlet run x = match x with exception Exit -> 1"),
+        "bad.ml:2:13: syntax error",
+        "only `exception` cases",
+    );
+    assert_message(
         &load_error("let s = \"abc"),
         "bad.ml:1:9: syntax error",
         "unterminated string",
@@ -77,6 +82,16 @@ fn unsupported_constructs_are_named() {
         ("let f ~x = x", "1:7", "labelled"),
         ("let f x = lazy x", "1:11", "`lazy`"),
         ("open List", "1:1", "modules"),
+        (
+            "let f x = try x with exception Exit -> 1",
+            "1:22",
+            "exception patterns other than a `match` case",
+        ),
+        (
+            "let f x = match (x, x) with _ -> 1 | exception Exit -> 0",
+            "1:18",
+            "a tuple as the scrutinee",
+        ),
     ];
     for (source, pos, construct) in cases {
         let e = load_error(source);

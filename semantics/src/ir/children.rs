@@ -45,7 +45,9 @@ impl Code {
             }
             Code::List(list) => all(&mut list.0.iter().chain(std::iter::once(&list.1)), false),
             Code::Match(m) => all(
-                &mut std::iter::once(&m.scrutinee).chain(arms(&m.arms)),
+                &mut std::iter::once(&m.scrutinee)
+                    .chain(arms(&m.arms))
+                    .chain(arms(&m.handlers)),
                 false,
             ),
             Code::MatchTuple(m) => all(
@@ -103,7 +105,7 @@ impl Code {
             }
             Code::Match(m) => {
                 f(&mut m.scrutinee);
-                for arm in m.arms.iter_mut() {
+                for arm in m.arms.iter_mut().chain(m.handlers.iter_mut()) {
                     arm.guard.iter_mut().for_each(&mut *f);
                     f(&mut arm.body);
                 }
