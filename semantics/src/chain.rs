@@ -189,6 +189,16 @@ impl<'a> Walker<'a> {
         cond.iter().flatten().copied().max().unwrap_or(0)
     }
 
+    /// `result` joined with what a trap's handlers return: an exception carries no chain.
+    fn handlers(&mut self, handlers: &mut [Arm], mut result: Lat) -> Lat {
+        for arm in handlers {
+            let none = self.none();
+            self.bind_pat(&arm.pat, &none, false);
+            result = join(&result, &self.lat(&mut arm.body));
+        }
+        result
+    }
+
     fn none(&self) -> Lat {
         vec![None; self.sources]
     }
@@ -317,12 +327,7 @@ impl<'a> Walker<'a> {
                     }
                     result = join(&result, &self.lat(&mut arm.body));
                 }
-                for arm in m.handlers.iter_mut() {
-                    let none = self.none();
-                    self.bind_pat(&arm.pat, &none, false);
-                    result = join(&result, &self.lat(&mut arm.body));
-                }
-                result
+                self.handlers(&mut m.handlers, result)
             }
             Code::MatchTuple(m) => {
                 let components: Vec<Lat> = m.components.iter_mut().map(|c| self.lat(c)).collect();
@@ -352,13 +357,8 @@ impl<'a> Walker<'a> {
                 result
             }
             Code::Try(t) => {
-                let mut result = self.lat(&mut t.body);
-                for arm in t.arms.iter_mut() {
-                    let none = self.none();
-                    self.bind_pat(&arm.pat, &none, false);
-                    result = join(&result, &self.lat(&mut arm.body));
-                }
-                result
+                let body = self.lat(&mut t.body);
+                self.handlers(&mut t.arms, body)
             }
             Code::Imp(node) => self.imp(node),
             Code::Assign(slot, value) => {

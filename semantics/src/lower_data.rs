@@ -80,14 +80,6 @@ fn jumps_through_a_table(arms: &[Arm]) -> bool {
     seen.len() >= 3 && places + usize::from(default) >= 4
 }
 
-/// The first arm of `arms` that matches `v` (binding its variables), counting each arm tried
-/// but the last when `last_untested` (native code falls through to it).
-///
-/// Once an arm's constructor has matched and only its guard failed, native code knows the
-/// constructor: ocamlopt's match compiler tests it once and tries the guards of the arms
-/// below it in turn (`| Node (l, k, r) when x < k -> … | Node (l, k, r) when x > k -> …`).
-/// A later arm with that constructor and fields that test nothing, or a wildcard, is reached
-/// without a test, and one with another constructor is never tried.
 /// What a trap does with the unwinding that reached it: runs the first handler whose pattern
 /// matches the exception, or raises it on. `saved_len` is the stack's height when the trap
 /// was pushed.
@@ -106,6 +98,14 @@ fn handle(m: &mut Machine<'_>, saved_len: usize, handlers: &[ArmCode]) -> R<Valu
     }
 }
 
+/// The first arm of `arms` that matches `v` (binding its variables), counting each arm tried
+/// but the last when `last_untested` (native code falls through to it).
+///
+/// Once an arm's constructor has matched and only its guard failed, native code knows the
+/// constructor: ocamlopt's match compiler tests it once and tries the guards of the arms
+/// below it in turn (`| Node (l, k, r) when x < k -> … | Node (l, k, r) when x > k -> …`).
+/// A later arm with that constructor and fields that test nothing, or a wildcard, is reached
+/// without a test, and one with another constructor is never tried.
 fn select(
     m: &mut Machine<'_>,
     arms: &[ArmCode],

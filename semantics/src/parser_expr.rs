@@ -377,7 +377,6 @@ impl Parser<'_> {
         ))
     }
 
-    /// `[|] p [when g] -> e | …`.
     /// Function and constructor application: `f a b`, `Some x`, `Node (l, v, r)`.
     fn application(&mut self) -> PResult<Expr> {
         let pos = self.pos();

@@ -233,6 +233,7 @@ impl Parser<'_> {
         Ok(self.mk(pos, ExprKind::MatchExn(Box::new(scrutinee), arms, handlers)))
     }
 
+    /// `[|] p [when g] -> e | …`.
     pub(crate) fn arms(&mut self) -> PResult<Vec<Arm>> {
         self.eat_op("|");
         let mut arms = Vec::new();
