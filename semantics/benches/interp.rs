@@ -56,7 +56,15 @@ fn interp(c: &mut Criterion) {
             .counts
             .iter()
             .filter(|(name, _)| {
-                !["ChainCycle", "DividerCycle", "CallShadow"].contains(&name.as_str())
+                ![
+                    "ChainCycle",
+                    "FloatMergeCycle",
+                    "FloatChainCycle",
+                    "DivisionChainCycle",
+                    "DividerCycle",
+                    "CallShadow",
+                ]
+                .contains(&name.as_str())
             })
             .map(|(_, n)| n)
             .sum();

@@ -256,7 +256,7 @@ impl Boxing {
             }
             Code::While(mut w) => {
                 let (c, b, chain, resolve) =
-                    std::mem::replace(&mut *w, (Code::Imm(0), Code::Imm(0), 0, 0));
+                    std::mem::replace(&mut *w, (Code::Imm(0), Code::Imm(0), Chain::default(), 0));
                 *w = (self.walk_unboxed(c), self.walk_unboxed(b), chain, resolve);
                 Code::While(w)
             }

@@ -105,6 +105,9 @@ impl Machine<'_> {
                 *total += n;
             }
         }
+        for (_, counts) in merged.iter_mut() {
+            crate::issue::split_chain_kinds(counts);
+        }
         merged
             .into_iter()
             .map(|(function, counts)| FunctionCounts {

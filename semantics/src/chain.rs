@@ -15,13 +15,19 @@
 //!   assigned to it (`s := next !s` on a reference ocamlopt turned into a variable),
 //!
 //! in cycles of a fixed table of ocamlopt's amd64 sequences ([`crate::latency_table`]): the fit
-//! prices a cycle, the table only says how many each operation is worth. A call of a known
+//! prices a cycle, the table only says how many each operation is worth. Where the table's
+//! core and the one measured differ most — `float_of_int`'s wait for the last float result,
+//! float operations, integer divisions — one price per cycle cannot fit both, so every
+//! program is walked four times ([`Walk`]): the full chains last, after the same chains
+//! without each kind, whose differences tell how much of each chain each kind makes
+//! ([`crate::ir::Chain`]); [`crate::issue`] counts those parts apart, for the fit to price on
+//! the machine it runs on. A call of a known
 //! function adds the latency of its body; a call through a closure, the mean of the bodies it
 //! can reach ([`crate::callees`]); a read of a field, a list cell, an array element or a boxed float
 //! is a load (but not a float variable ocamlopt keeps unboxed: a float `ref` turned into a
 //! variable, a `let` of a computed float); a float boxed to be passed on is a store the next
 //! iteration's load waits for. Where values feed each other (Mandelbrot's `zr` and `zi`), the
-//! chain is the slowest round trip per iteration ([`max_cycle_mean`]).
+//! chain is the slowest round trip per iteration ([`crate::loop_carried::max_cycle_mean`]).
 //! Branches are predicted (a condition carries no latency), and a block built from a value is
 //! a store nothing waits on. The chains are stored on the IR ([`App::chain`],
 //! [`ForLoop::chain`], the third field of [`Code::While`]), with what each `if` and `while` test
@@ -29,49 +35,55 @@
 //! iteration's chain beyond its issue is counted ([`crate::issue`]).
 
 mod access;
+mod loops;
 
 use crate::callees::Callees;
 use crate::ir::*;
-use crate::latency_table::{is_float_op, op1_cycles, op2_cycles, BOX, LOAD};
-use crate::loop_carried::{collect_assigned, max_cycle_mean, stored_elements, Counter};
+use crate::latency_table::{is_float_op, Walk, LOAD};
+use crate::loop_carried::Counter;
 use std::collections::{HashMap, HashSet};
 
 /// Latency in cycles from each source (a parameter, a loop variable, the self call's result)
 /// to a value; `None`: the value does not depend on that source.
 type Lat = Vec<Option<u32>>;
 
-/// Marks every loop of every function with the chain it carries.
+/// Marks every loop of every function with the chain it carries, in each walk ([`Walk`]).
 pub(crate) fn mark_chains(compiled: &mut Compiled) {
     let callees = Callees::of(compiled);
-    let summaries = summaries(&mut compiled.funs, &callees);
-    let known = Known {
-        summaries: &summaries,
-        callees: &callees,
-    };
-    for (fid, fun) in compiled.funs.iter_mut().enumerate() {
-        // A non-tail self call closes the chain from its result to the function's result:
-        // known after one walk, stored by the second.
-        let mut probe = Walker::for_function(fun, fid as FunId, known, false, 0);
-        probe.mean_of_branches = true;
-        let through_result = probe.lat(&mut fun.body)[fun.arity as usize].unwrap_or(0);
-        let mut walker = Walker::for_function(fun, fid as FunId, known, true, through_result);
-        walker.linear = probe.nontail_self_sites == 1;
-        walker.lat(&mut fun.body);
-        fun.is_loop = walker.closes_loop;
-        fun.return_chain = if walker.linear { through_result } else { 0 };
+    for walk in Walk::ALL {
+        let summaries = summaries(&mut compiled.funs, &callees, walk);
+        let known = Known {
+            summaries: &summaries,
+            callees: &callees,
+            walk,
+        };
+        for (fid, fun) in compiled.funs.iter_mut().enumerate() {
+            // A non-tail self call closes the chain from its result to the function's result:
+            // known after one walk, stored by the second.
+            let mut probe = Walker::for_function(fun, fid as FunId, known, false, 0);
+            probe.mean_of_branches = true;
+            let through_result = probe.lat(&mut fun.body)[fun.arity as usize].unwrap_or(0);
+            let mut walker = Walker::for_function(fun, fid as FunId, known, true, through_result);
+            walker.linear = probe.nontail_self_sites == 1;
+            walker.lat(&mut fun.body);
+            fun.is_loop = walker.closes_loop;
+            let back = if walker.linear { through_result } else { 0 };
+            fun.return_chain.set(walk, back);
+        }
     }
 }
 
 /// For each function, the latency from each parameter to its result: what a call of it adds to
 /// a chain. Two passes let callees defined after their callers be known; recursion adds
 /// nothing more.
-fn summaries(funs: &mut [FunCode], callees: &Callees) -> Vec<Vec<u32>> {
+fn summaries(funs: &mut [FunCode], callees: &Callees, walk: Walk) -> Vec<Vec<u32>> {
     let mut summaries: Vec<Vec<u32>> = funs.iter().map(|f| vec![0; f.arity as usize]).collect();
     for _ in 0..2 {
         for (fid, fun) in funs.iter_mut().enumerate() {
             let known = Known {
                 summaries: &summaries,
                 callees,
+                walk,
             };
             let result =
                 Walker::for_function(fun, fid as FunId, known, false, 0).lat(&mut fun.body);
@@ -89,6 +101,8 @@ fn summaries(funs: &mut [FunCode], callees: &Callees) -> Vec<Vec<u32>> {
 struct Known<'a> {
     summaries: &'a [Vec<u32>],
     callees: &'a Callees,
+    /// Which latencies this walk counts.
+    walk: Walk,
 }
 
 struct Walker<'a> {
@@ -248,8 +262,11 @@ impl<'a> Walker<'a> {
                 let e = self.lat(&mut b.2);
                 self.last_float = join(&after_then, &self.last_float);
                 if let (true, true, Some(r)) = (self.record, self.linear, self.self_result) {
-                    b.3.way_back = (t[r].is_some() || e[r].is_some())
-                        .then(|| [t[r].unwrap_or(0), e[r].unwrap_or(0)]);
+                    if t[r].is_some() || e[r].is_some() {
+                        let arms = b.3.way_back.get_or_insert_with(Default::default);
+                        arms[0].set(self.known.walk, t[r].unwrap_or(0));
+                        arms[1].set(self.known.walk, e[r].unwrap_or(0));
+                    }
                 }
                 if self.mean_of_branches {
                     mean(&t, &e)
@@ -272,10 +289,14 @@ impl<'a> Walker<'a> {
                 // +. f x done` that is `s`'s sum, which waits on `f x`: the iterations run one after another
                 // (45 cycles each where their chain through `s` is 9). So a loop's chain runs from the last
                 // float result through `float_of_int` to the next iteration's last float result.
-                if *op == Op1::FloatOfInt {
+                if *op == Op1::FloatOfInt && self.known.walk.merges() {
                     l = join(&l, &self.last_float);
                 }
-                let result = op1_cycles(*op).map_or_else(|| self.none(), |c| plus(&l, c));
+                let result = self
+                    .known
+                    .walk
+                    .op1(*op)
+                    .map_or_else(|| self.none(), |c| plus(&l, c));
                 if matches!(op, Op1::FloatOfInt | Op1::FNeg | Op1::FAbs | Op1::FSqrt) {
                     self.last_float = result.clone();
                 }
@@ -304,7 +325,7 @@ impl<'a> Walker<'a> {
                 // untagging shift delays it 3 cycles, the left one's decrement not at all
                 // (this core's renamer folds it; measured, `latency_table::op2_cycles`).
                 let b = if node.op == Op2::Mul { plus(&b, 3) } else { b };
-                let result = plus(&join(&a, &b), op2_cycles(node.op));
+                let result = plus(&join(&a, &b), self.known.walk.op2(node.op));
                 if matches!(node.op, Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv) {
                     self.last_float = result.clone();
                 }
@@ -312,7 +333,7 @@ impl<'a> Walker<'a> {
             }
             Code::BoxFloat(operand) => {
                 let l = self.lat(operand);
-                plus(&l, BOX)
+                plus(&l, self.known.walk.boxed())
             }
             Code::Match(m) => {
                 let scrutinee = self.lat(&mut m.scrutinee);
@@ -381,7 +402,7 @@ impl<'a> Walker<'a> {
                 };
                 let (chain, _) = self.loop_chain(&mut f.body, &mut Code::Imm(0), Some(counter));
                 if self.record {
-                    f.chain = chain;
+                    f.chain.set(self.known.walk, chain);
                 }
                 self.none()
             }
@@ -389,7 +410,7 @@ impl<'a> Walker<'a> {
                 let (cond, body, stored, resolve) = &mut **w;
                 let (chain, test) = self.loop_chain(body, cond, None);
                 if self.record {
-                    *stored = chain;
+                    stored.set(self.known.walk, chain);
                     *resolve = test;
                 }
                 self.none()
@@ -464,16 +485,17 @@ impl<'a> Walker<'a> {
                     }
                 }
                 let down = self.slowest_cycle(edges);
+                let walk = self.known.walk;
                 if app.tail {
-                    app.chain = down;
+                    app.chain.set(walk, down);
                 } else if self.linear {
-                    app.chain = down;
+                    app.chain.set(walk, down);
                     app.descends = true;
                 } else {
                     // A tree recursion's levels interleave their ways down and back: its
                     // chain back is weighed, once per self call, against all the
                     // instructions since the last one.
-                    app.chain = self.through_result;
+                    app.chain.set(walk, self.through_result);
                 }
             }
             let mut result = self.none();
@@ -499,75 +521,6 @@ impl<'a> Walker<'a> {
             result = join(&result, &plus(l, through));
         }
         result
-    }
-
-    /// The cycles an iteration waits on, given the latencies `edges[i][j]` from each source
-    /// `i` to what source `j` holds next: those and the float register's last writer's.
-    fn slowest_cycle(&self, mut edges: Vec<Vec<Option<u32>>>) -> u32 {
-        for (i, &c) in self.last_float.iter().enumerate() {
-            edges[i][self.register] = edges[i][self.register].max(c);
-        }
-        max_cycle_mean(&edges)
-    }
-
-    /// The chain one iteration of a loop carries: over the variables its body assigns and the
-    /// array elements it stores for the next iteration (`counter`: a `for` loop's), the
-    /// slowest cycle of latencies from one to the values the next iteration starts from.
-    /// The chain a loop carries, and the cycles its test takes to resolve (see
-    /// [`Walker::resolve_cycles`]).
-    fn loop_chain(
-        &mut self,
-        body: &mut Code,
-        cond: &mut Code,
-        counter: Option<Counter>,
-    ) -> (u32, u32) {
-        let mut assigned = Vec::new();
-        collect_assigned(body, &mut assigned);
-        assigned.sort_unstable();
-        assigned.dedup();
-        let stored = counter.map_or_else(Vec::new, |c| stored_elements(body, c));
-        let sources = assigned.len() + stored.len() + 2;
-        let register = sources - 2;
-        let mut inner = Walker {
-            fid: self.fid,
-            sources,
-            self_result: None,
-            known: self.known,
-            closures: self.closures.clone(),
-            counter,
-            elements: stored
-                .iter()
-                .enumerate()
-                .map(|(k, &element)| (element, assigned.len() + k))
-                .collect(),
-            env: assigned
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (*s, source(sources, i)))
-                .collect(),
-            carried: assigned.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
-            carried_chain: vec![vec![None; sources]; sources],
-            closes_loop: false,
-            record: self.record,
-            through_result: 0,
-            nontail_self_sites: 0,
-            linear: false,
-            register,
-            last_float: source(sources, register),
-            mean_of_branches: false,
-            unboxed: self.unboxed.clone(),
-            start: sources - 1,
-        };
-        let test = Self::resolve_cycles(&inner.lat(cond));
-        inner.lat(body);
-        let edges = std::mem::take(&mut inner.carried_chain);
-        let chain = inner.slowest_cycle(edges);
-        // The enclosing walk sees the body too: its self calls and the slots it binds.
-        let saved = std::mem::replace(&mut self.record, false);
-        self.lat(cond);
-        self.lat(body);
-        self.record = saved;
-        (chain, test)
     }
 }
 

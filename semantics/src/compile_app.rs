@@ -159,7 +159,7 @@ impl Compiler<'_> {
             framed: false,
             loop_polls: false,
             is_loop: false,
-            return_chain: 0,
+            return_chain: Chain::default(),
             tupled: false,
             inline: Inline::Default,
             library: true,
@@ -200,7 +200,7 @@ impl Compiler<'_> {
                     known: false,
                     kept_live: 0,
                     kept_slots: Box::new([]),
-                    chain: 0,
+                    chain: Chain::default(),
                     descends: false,
                     closes_loop: None,
                 }))));
@@ -243,7 +243,7 @@ impl Compiler<'_> {
             known,
             kept_live: 0,
             kept_slots: Box::new([]),
-            chain: 0,
+            chain: Chain::default(),
             descends: false,
             closes_loop: None,
         }))))

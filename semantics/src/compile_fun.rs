@@ -177,7 +177,7 @@ impl Compiler<'_> {
             framed: false,
             loop_polls: false,
             is_loop: false,
-            return_chain: 0,
+            return_chain: Chain::default(),
             tupled,
             inline: Inline::Default,
             library: self.library,

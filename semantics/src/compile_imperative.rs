@@ -403,12 +403,12 @@ impl Compiler<'_> {
                     until,
                     down: *down,
                     body,
-                    chain: 0,
+                    chain: Chain::default(),
                 }))
             }
             ExprKind::While(cond, body) => {
                 let (cond, body) = (self.code(cond)?, self.code(body)?);
-                Code::While(Box::new((cond, body, 0, 0)))
+                Code::While(Box::new((cond, body, Chain::default(), 0)))
             }
             _ => unreachable!("only imperative expressions come here"),
         }))

@@ -381,7 +381,7 @@ fn copy(code: &Code, site: &Copy) -> Option<Code> {
             known: app.known,
             kept_live: 0,
             kept_slots: Box::new([]),
-            chain: 0,
+            chain: Chain::default(),
             descends: false,
             closes_loop: None,
         })),

@@ -6,6 +6,7 @@
 
 use crate::ast::Pos;
 use crate::catalogue::Counter;
+pub(crate) use crate::latency_table::Chain;
 
 mod children;
 
@@ -272,7 +273,7 @@ pub(crate) enum Code {
     For(Box<ForLoop>),
     /// `while cond do body done`, the chain an iteration carries and the cycles its test takes
     /// to resolve (both set by [`crate::chain`]).
-    While(Box<(Code, Code, u32, u32)>),
+    While(Box<(Code, Code, Chain, u32)>),
     /// An allocating node, `n` of whose blocks ocamlopt allocates together with blocks before
     /// them: `AllocMerged` × n (see [`crate::comballoc`]).
     Combined(u32, Box<Code>),
@@ -387,7 +388,7 @@ pub(crate) struct ForLoop {
     pub down: bool,
     pub body: Code,
     /// The cycles of the dependence chain an iteration carries (see [`crate::chain`]).
-    pub chain: u32,
+    pub chain: Chain,
 }
 
 #[derive(Debug)]
@@ -433,7 +434,7 @@ pub(crate) struct IfChains {
     /// 2 = 0 then h else b * h mod m`): the cycles from that result through the `then` and
     /// the `else` arm, so that each level's way back carries the arm it ran rather than the
     /// mean of the two ([`FunCode::return_chain`]). `None` elsewhere.
-    pub way_back: Option<[u32; 2]>,
+    pub way_back: Option<[Chain; 2]>,
 }
 
 #[derive(Debug)]
@@ -454,7 +455,7 @@ pub(crate) struct App {
     /// For a call of the running function, the cycles of the dependence chain the loop it
     /// closes carries into the next iteration, counted as `ChainCycle` where it binds when the
     /// call enters the function again (set by [`crate::chain`]; see [`crate::issue`]).
-    pub chain: u32,
+    pub chain: Chain,
     /// A non-tail call of the running function in a linear recursion (one self call site):
     /// it goes one level down, and its return ends a level of the way back (see
     /// [`FunCode::return_chain`]).
@@ -569,7 +570,7 @@ pub(crate) struct FunCode {
     pub is_loop: bool,
     /// A linear recursion's way back: the cycles from its self call's result to its return
     /// value, counted where each level returns (set by [`crate::chain`]).
-    pub return_chain: u32,
+    pub return_chain: Chain,
     /// Its one parameter is a tuple pattern, which ocamlopt flattens into `arity` parameters
     /// (see [`crate::compile::Compiler::tupled_arity`]).
     pub tupled: bool,

@@ -23,7 +23,8 @@
 //! entry, a `for` or `while` loop's at the loop.
 
 use crate::catalogue::{Counter, COUNTER_COUNT};
-use crate::ir::FunId;
+use crate::ir::{Chain, FunId};
+use crate::latency_table::SHARE_ONE;
 use crate::machine::Machine;
 
 /// Instructions a cycle the processor issues when nothing waits: this host's Golden Cove
@@ -43,8 +44,9 @@ pub(crate) const ISSUE_WIDTH: u64 = 6;
 const fn instructions(c: Counter) -> u8 {
     use Counter::*;
     match c {
-        BranchMiss | CallShadow | ChainCycle | DividerCycle | FarLoad | JumpMiss | LetLambda
-        | MajorWord | PromotedWord | ReturnMiss | ScannedFrame => 0,
+        BranchMiss | CallShadow | ChainCycle | DividerCycle | DivisionChainCycle | FarLoad
+        | FloatChainCycle | FloatMergeCycle | JumpMiss | LetLambda | MajorWord | PromotedWord
+        | ReturnMiss | ScannedFrame => 0,
         // Negative in truth (three instructions fewer than the block's construct counts), but
         // the clock only moves forward; three instructions do not move a loop between regimes.
         AllocMerged => 0,
@@ -269,13 +271,13 @@ impl Machine<'_> {
     /// they left, so that a call deep in a nest is not counted to hide the same instructions
     /// once per enclosing loop.
     #[inline(always)]
-    pub(crate) fn iteration_ended(&mut self, chain: u32, mark: &mut IterationMark) {
+    pub(crate) fn iteration_ended(&mut self, chain: Chain, mark: &mut IterationMark) {
         self.iteration_ended_in(chain, mark, Iteration::Loop);
     }
 
     /// [`Machine::iteration_ended`] for an iteration of the given kind.
     #[inline(always)]
-    fn iteration_ended_in(&mut self, chain: u32, mark: &mut IterationMark, kind: Iteration) {
+    fn iteration_ended_in(&mut self, chain: Chain, mark: &mut IterationMark, kind: Iteration) {
         let now = self.iteration_mark();
         let issued = now.issued - mark.issued;
         let calls = (now.calls - mark.calls).saturating_sub(now.inner_calls - mark.inner_calls);
@@ -298,14 +300,15 @@ impl Machine<'_> {
             instance_branches,
             ..self.iteration_mark()
         };
-        let counted = excess(chain, issued, overlapped);
+        let counted = excess(chain.cycles(), issued, overlapped);
         if overlapped < OVERLAP_WINDOW {
-            let saved = excess(chain, issued, OVERLAP_WINDOW) - counted;
+            let saved = excess(chain.cycles(), issued, OVERLAP_WINDOW) - counted;
             if saved > 0 {
                 self.branches.ramped(instance_branches, saved);
             }
         }
         self.add_chain_excess(counted);
+        self.add_chain_kinds(counted, &chain);
         let busy = now.divider_busy - mark_divider_busy;
         self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
         self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
@@ -323,7 +326,7 @@ impl Machine<'_> {
     /// A self call of `fid` (carrying `chain` cycles) ended an iteration of its loop, or a
     /// level of a linear recursion's way down.
     #[inline(always)]
-    pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: u32, kind: Iteration) {
+    pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: Chain, kind: Iteration) {
         let mut mark = self.loops[fid as usize].iteration;
         self.iteration_ended_in(chain, &mut mark, kind);
         let state = &mut self.loops[fid as usize];
@@ -337,10 +340,12 @@ impl Machine<'_> {
     /// of `fid` entered or returned (the code after the call, or the base case). Its calls'
     /// shadow was weighed with the way down.
     #[inline(always)]
-    pub(crate) fn loop_returned(&mut self, fid: FunId, chain: u32) {
+    pub(crate) fn loop_returned(&mut self, fid: FunId, chain: Chain) {
         let issued = self.issued;
         let began = std::mem::replace(&mut self.loops[fid as usize].level_began, issued);
-        self.add_chain_excess(excess(chain, issued - began, OVERLAP_WINDOW));
+        let counted = excess(chain.cycles(), issued - began, OVERLAP_WINDOW);
+        self.add_chain_excess(counted);
+        self.add_chain_kinds(counted, &chain);
     }
 
     /// A non-tail self call of `fid` is made: whether the recursion is now deep enough for the
@@ -368,6 +373,40 @@ impl Machine<'_> {
     #[inline(always)]
     pub(crate) fn add_chain_excess(&mut self, excess: u64) {
         self.counts[Counter::ChainCycle as usize] += whole_cycles(&mut self.chain_fraction, excess);
+    }
+}
+
+/// The constructs that the parts of a chain's excess other than `ChainCycle`'s go to, in the
+/// order of [`Chain::shares`].
+const CHAIN_KINDS: [Counter; 3] = [
+    Counter::FloatMergeCycle,
+    Counter::FloatChainCycle,
+    Counter::DivisionChainCycle,
+];
+
+impl Machine<'_> {
+    /// The parts of `excess` sixths of a cycle, counted as a whole in `ChainCycle`, that
+    /// `chain`'s kinds make: kept in sixths on their own counters until the run ends
+    /// ([`split_chain_kinds`]), so that rounding takes nothing from the whole.
+    #[inline(always)]
+    fn add_chain_kinds(&mut self, excess: u64, chain: &Chain) {
+        if excess == 0 {
+            return;
+        }
+        for (counter, &share) in CHAIN_KINDS.iter().zip(&chain.shares) {
+            self.counts[*counter as usize] += excess * share as u64 / SHARE_ONE;
+        }
+    }
+}
+
+/// At the end of a run, moves the whole cycles of each kind's sixths ([`CHAIN_KINDS`]) from
+/// `ChainCycle` to the kind's own construct.
+pub(crate) fn split_chain_kinds(counts: &mut [u64; COUNTER_COUNT]) {
+    for counter in CHAIN_KINDS {
+        let whole =
+            (counts[counter as usize] / ISSUE_WIDTH).min(counts[Counter::ChainCycle as usize]);
+        counts[Counter::ChainCycle as usize] -= whole;
+        counts[counter as usize] = whole;
     }
 }
 

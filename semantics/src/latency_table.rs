@@ -74,3 +74,174 @@ pub(crate) fn is_float_op(op: Op2) -> bool {
         FAdd | FSub | FMul | FDiv | FloatEq | FloatNe | FloatLt | FloatLe | FloatGt | FloatGe
     )
 }
+
+/// One of the walks [`crate::chain`] makes over a program: the chains as this table gives
+/// them (`Full`, made last), and the same chains with one kind of latency left out, which
+/// tell how much of each chain that kind makes ([`Chain::shares`]). The kinds are those whose
+/// cycles differ most from one core to another, so the fit prices each apart on the machine
+/// it runs on: `cvtsi2sd`'s wait for the last float result (a chain of 40 cycles an iteration
+/// of Simpson's rule on this table's Golden Cove core, none on an AMD Zen 3), the float
+/// operations and the store of a boxed float (Zen 3 adds in 3 cycles, multiplies in 3,
+/// forwards a stored double in about 8: 2, 4 and 7 here) and the integer divisions by a
+/// variable (`idiv` on small operands: 22 here, about 11 on Zen 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Walk {
+    WithoutMerge,
+    WithoutMergeOrFloat,
+    WithoutMergeOrDivision,
+    Full,
+}
+
+impl Walk {
+    /// In the order [`crate::chain::mark_chains`] makes them: `Full` last, when the others'
+    /// cycles are on the IR to divide its chains by.
+    pub(crate) const ALL: [Walk; 4] = [
+        Walk::WithoutMerge,
+        Walk::WithoutMergeOrFloat,
+        Walk::WithoutMergeOrDivision,
+        Walk::Full,
+    ];
+
+    /// Whether `cvtsi2sd` waits for the last float result.
+    pub(crate) fn merges(self) -> bool {
+        self == Walk::Full
+    }
+
+    /// The cycles of binary operation `op` in this walk.
+    pub(crate) fn op2(self, op: Op2) -> u32 {
+        match self {
+            Walk::WithoutMergeOrFloat if is_float_latency(op) => 0,
+            Walk::WithoutMergeOrDivision if matches!(op, Op2::Div | Op2::Mod) => 0,
+            _ => op2_cycles(op),
+        }
+    }
+
+    /// The cycles of unary operation `op` in this walk; `None`: it carries no chain.
+    pub(crate) fn op1(self, op: Op1) -> Option<u32> {
+        let float = matches!(
+            op,
+            Op1::FNeg | Op1::FAbs | Op1::FSqrt | Op1::FloatOfInt | Op1::IntOfFloat
+        );
+        match op1_cycles(op) {
+            Some(_) if float && self == Walk::WithoutMergeOrFloat => Some(0),
+            cycles => cycles,
+        }
+    }
+
+    /// What a float boxed by one iteration and unboxed by the next adds to the load.
+    pub(crate) fn boxed(self) -> u32 {
+        if self == Walk::WithoutMergeOrFloat {
+            0
+        } else {
+            BOX
+        }
+    }
+}
+
+/// Float operations whose latency the float walk leaves out: arithmetic and comparisons.
+fn is_float_latency(op: Op2) -> bool {
+    use Op2::*;
+    is_float_op(op) || op == FloatCompare
+}
+
+/// The chain a loop carries, in cycles of each walk ([`Walk`]), and the parts of the full
+/// chain that the kinds make — `cvtsi2sd`'s wait, float operations, integer divisions — in
+/// 65 536ths, which [`crate::issue`] counts apart (`FloatMergeCycle`, `FloatChainCycle`,
+/// `DivisionChainCycle`), the rest as `ChainCycle`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Chain {
+    walks: [u32; 4],
+    pub(crate) shares: [u32; 3],
+}
+
+impl Chain {
+    /// The full chain's cycles.
+    pub(crate) fn cycles(&self) -> u32 {
+        self.walks[Walk::Full as usize]
+    }
+
+    /// Sets the chain of walk `walk`; the full walk, made last, divides it into shares.
+    pub(crate) fn set(&mut self, walk: Walk, cycles: u32) {
+        self.walks[walk as usize] = cycles;
+        if walk == Walk::Full {
+            self.shares = self.divide();
+        }
+    }
+
+    /// The merge is what the walk without it loses; float operations and divisions what
+    /// leaving each out loses beyond that (both scaled down where together they would
+    /// exceed the chain without the merge, as when one chain is a division of floats).
+    fn divide(&self) -> [u32; 3] {
+        let full = self.cycles();
+        if full == 0 {
+            return [0; 3];
+        }
+        let [without_merge, without_float, without_division, _] = self.walks;
+        let without_merge = without_merge.min(full);
+        let merge = full - without_merge;
+        let mut float = without_merge.saturating_sub(without_float) as u64;
+        let mut division = without_merge.saturating_sub(without_division) as u64;
+        if float + division > without_merge as u64 {
+            let both = float + division;
+            float = float * without_merge as u64 / both;
+            division = division * without_merge as u64 / both;
+        }
+        let share = |part: u64| (part * SHARE_ONE / full as u64) as u32;
+        [share(merge as u64), share(float), share(division)]
+    }
+}
+
+/// A whole chain in [`Chain::shares`].
+pub(crate) const SHARE_ONE: u64 = 1 << 16;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(walks: [u32; 4]) -> Chain {
+        let mut chain = Chain::default();
+        for (walk, cycles) in Walk::ALL.into_iter().zip(walks) {
+            chain.set(walk, cycles);
+        }
+        chain
+    }
+
+    #[test]
+    fn each_kind_is_what_leaving_it_out_loses() {
+        // 24 cycles, 2 without the merge, 0 without it or the float add.
+        let merge = chain([2, 0, 2, 24]);
+        assert_eq!(merge.cycles(), 24);
+        assert_eq!(merge.shares, [22 * 65536 / 24, 2 * 65536 / 24, 0]);
+        // A chain of integer adds and loads: no kind.
+        assert_eq!(chain([7, 7, 7, 7]).shares, [0; 3]);
+        assert_eq!(chain([0, 0, 0, 0]).shares, [0; 3]);
+    }
+
+    #[test]
+    fn float_and_division_parts_are_scaled_to_fit_the_chain() {
+        // Leaving out either kind leaves 5 of 20 cycles: together they cannot make 30, so
+        // each makes half.
+        let both = chain([20, 5, 5, 20]);
+        assert_eq!(both.shares, [0, 32768, 32768]);
+        assert!(both.shares.iter().map(|&s| s as u64).sum::<u64>() <= SHARE_ONE);
+    }
+
+    #[test]
+    fn a_walk_without_a_kind_never_counts_more_of_it() {
+        assert_eq!(Walk::WithoutMergeOrFloat.op2(Op2::FAdd), 0);
+        assert_eq!(
+            Walk::WithoutMergeOrFloat.op2(Op2::Div),
+            op2_cycles(Op2::Div)
+        );
+        assert_eq!(Walk::WithoutMergeOrDivision.op2(Op2::Mod), 0);
+        assert_eq!(
+            Walk::WithoutMergeOrDivision.op2(Op2::DivConst),
+            op2_cycles(Op2::DivConst)
+        );
+        assert_eq!(Walk::WithoutMergeOrFloat.op1(Op1::FSqrt), Some(0));
+        assert_eq!(Walk::WithoutMergeOrFloat.op1(Op1::Ignore), None);
+        assert_eq!(Walk::WithoutMergeOrFloat.boxed(), 0);
+        assert_eq!(Walk::Full.boxed(), BOX);
+        assert!(Walk::Full.merges() && !Walk::WithoutMerge.merges());
+    }
+}

@@ -51,7 +51,7 @@ pub(crate) struct ExecFun {
     /// It calls itself: entering it starts an iteration of its loop.
     pub is_loop: bool,
     /// See [`crate::ir::FunCode::return_chain`].
-    pub return_chain: u32,
+    pub return_chain: Chain,
     /// It takes a tuple's components (see [`crate::ir::FunCode::tupled`]).
     pub tupled: bool,
 }

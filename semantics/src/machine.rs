@@ -76,7 +76,7 @@ pub(crate) enum Callee {
 pub(crate) struct SelfCall {
     pub fid: FunId,
     /// The chain the loop it closes carries (see [`crate::issue`]).
-    pub chain: u32,
+    pub chain: Chain,
     /// One level down a linear recursion (see [`crate::ir::App::descends`]).
     pub descends: bool,
 }
@@ -112,7 +112,7 @@ pub(crate) struct Machine<'p> {
     pub(crate) stored: u64,
     /// The way-back chain of the level running, as the last `if` it ran on its way back
     /// says (see [`crate::ir::IfChains::way_back`]), with the function it is a level of.
-    pub(crate) way_back_arm: Option<(FunId, u32)>,
+    pub(crate) way_back_arm: Option<(FunId, Chain)>,
     /// Chain cycles counted beyond the whole ones, in `ISSUE_WIDTH`ths of a cycle.
     pub(crate) chain_fraction: u64,
     /// Quarter-cycles of the divider's not yet counted as a whole `DividerCycle`.

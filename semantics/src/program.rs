@@ -141,6 +141,7 @@ impl Program {
             m.counts[Counter::MajorWord as usize] = allocation.direct_major_words;
             m.count_branch_misses(true);
             let by_function = m.counts_by_function();
+            crate::issue::split_chain_kinds(&mut m.counts);
             Ok((
                 CountResult {
                     size,
@@ -193,6 +194,7 @@ impl Program {
             }
             // A script runs once: its branches meet cold predictors.
             m.count_branch_misses(false);
+            crate::issue::split_chain_kinds(&mut m.counts);
             Ok(CountResult {
                 size: 0,
                 counts: nonzero(&m.counts),

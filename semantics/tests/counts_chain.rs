@@ -1,4 +1,4 @@
-//! The dependence chain a loop carries (`ChainCycle`), counted where it binds: per iteration,
+//! The dependence chain a loop carries (`ChainCycle` and the kinds split off it), counted where it binds: per iteration,
 //! the chain's cycles beyond the iteration's instructions at 6 a cycle. Hand-computed from the
 //! latency table of the catalogue's rule (add, sub, and 1; mul 4, one more through its right
 //! operand, 3 by a constant; float add 2, mul 4; a load 5; a float boxed for the next
@@ -18,7 +18,7 @@
 mod common;
 
 fn chain_cycles(source: &str, size: i64) -> u64 {
-    common::count_of(source, size, "ChainCycle")
+    common::chain_of(source, size)
 }
 
 /// The chain one iteration carries beyond its issue, in sixths of a cycle.

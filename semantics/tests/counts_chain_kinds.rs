@@ -1,0 +1,98 @@
+//! A chain's cycles beyond issue, divided among the kinds the fit prices apart: `cvtsi2sd`'s
+//! wait for the last float result (`FloatMergeCycle`), float operations and boxed-float stores
+//! (`FloatChainCycle`), integer divisions (`DivisionChainCycle`), the rest `ChainCycle`. Each
+//! kind's part of an iteration's excess is its share of the chain — what the chain walked
+//! without that kind loses, in 65 536ths, rounded down — of the excess in sixths, rounded down;
+//! whole cycles at the end of the run. Hand-computed from the latency table and instruction
+//! counts of `counts_chain.rs`; read, as there, as differences between sizes 6 iterations apart.
+
+mod common;
+
+const KINDS: [&str; 4] = [
+    "ChainCycle",
+    "FloatMergeCycle",
+    "FloatChainCycle",
+    "DivisionChainCycle",
+];
+
+/// Each kind's count over the six iterations between `size` and `size + 6`.
+fn per_six(source: &str, size: i64) -> [u64; 4] {
+    KINDS
+        .map(|kind| common::count_of(source, size + 6, kind) - common::count_of(source, size, kind))
+}
+
+/// `excess` sixths × the share `part / whole` of the chain, as the interpreter rounds them.
+fn part(excess: u64, part: u64, whole: u64) -> u64 {
+    excess * (part * 65536 / whole) / 65536
+}
+
+#[test]
+fn a_horner_step_is_mostly_float_cycles() {
+    // load 5, `*. x` 4, `+. c` 2, boxed again 2: 13 cycles, of which the multiply, the add
+    // and the box, 8, are float; 78 − 15 = 63 sixths beyond issue.
+    let source = "
+let rec coeffs n acc = if n = 0 then acc else coeffs (n - 1) (0.5 :: acc)
+let input n = (0.9, coeffs n [])
+let rec horner x cs acc = match cs with [] -> acc | c :: r -> horner x r (acc *. x +. c)
+let run p = match p with (x, cs) -> horner x cs 0.0";
+    let float = part(63, 8, 13);
+    assert_eq!(float, 38);
+    assert_eq!(per_six(source, 200), [63 - float, 0, float, 0]);
+}
+
+#[test]
+fn a_division_on_the_way_back_is_division_cycles() {
+    // `h / m + 1000`: the division 22 and the add 1 against 3 cycles of issue, 20 beyond a
+    // level (120 sixths), of which 22/23 division; 399 levels return into one above.
+    let source = "
+let rec f n m = if n = 0 then 1 else let h = f (n - 1) m in if n land 3 >= 0 then h / m + 1000 else h
+let input n = n
+let run n = f n 7";
+    let division = part(120, 22, 23);
+    assert_eq!(division, 114);
+    let counts = KINDS.map(|kind| common::count_of(source, 400, kind));
+    let whole_division = 399 * division / 6;
+    assert_eq!(
+        counts,
+        [399 * 20 - whole_division, 0, 0, whole_division],
+        "{counts:?}"
+    );
+}
+
+#[test]
+fn float_of_int_waiting_on_the_last_sum_is_merge_cycles() {
+    // cvt 4, box 2, `f`'s load 5 and multiply 4, box 2, load 5, the add 2: 24 cycles, 110
+    // sixths beyond issue. Without the wait the loop carries only `s`'s add, 2: the wait
+    // makes 22 cycles of 24, the add 2 float cycles of the rest, nothing is left over.
+    let source = "
+let[@inline never] f x = x *. 0.5
+let input n = n
+let run n = let s = ref 0.0 in for i = 1 to n do s := !s +. f (float_of_int i) done; !s";
+    let (merge, float) = (part(110, 22, 24), part(110, 2, 24));
+    assert_eq!((merge, float), (100, 9));
+    assert_eq!(per_six(source, 200), [110 - merge - float, merge, float, 0]);
+}
+
+#[test]
+fn an_integer_chain_is_all_chain_cycles() {
+    // `acc * n`: 3 cycles of multiply and 1 of `n - 1` (18 sixths) against 10 instructions.
+    let source = "
+let rec f n acc = if n = 0 then acc else f (n - 1) (acc * n)
+let input n = n
+let run n = f n 1";
+    assert_eq!(per_six(source, 200), [8, 0, 0, 0]);
+}
+
+#[test]
+fn euclid_is_division_cycles() {
+    // Euclid's remainders (`idiv` 22 cycles a step): the division carries the chain, the
+    // compare and the call's jump little of it; no float anywhere.
+    let source = "
+let rec gcd a b = if b = 0 then a else gcd b (a mod b)
+let input n = n
+let run n = let s = ref 0 in for i = 1 to n do s := !s + gcd (i * 7919) 1000 done; !s";
+    let counts = KINDS.map(|kind| common::count_of(source, 100, kind));
+    assert!(counts[3] > 100 * 2 * 15, "{counts:?}");
+    assert!(counts[3] > 10 * counts[0], "{counts:?}");
+    assert_eq!((counts[1], counts[2]), (0, 0), "{counts:?}");
+}
