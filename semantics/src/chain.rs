@@ -119,6 +119,11 @@ struct Walker<'a> {
     /// the body stores relative to it ([`crate::loop_carried`]).
     counter: Option<Counter>,
     elements: HashMap<(Slot, i64), usize>,
+    /// In a loop's walk, the source standing for each field the body stores in a block it
+    /// does not rebind (`r.x <- …`), and the latency of what the iteration has stored in it
+    /// so far ([`crate::loop_carried::stored_fields`]).
+    fields: HashMap<(Slot, u32), usize>,
+    stored_now: HashMap<(Slot, u32), Lat>,
     /// Loop-carried variables of a loop's walk: slot → source.
     carried: HashMap<Slot, usize>,
     /// `carried_chain[i][j]`: the longest chain from carried variable `i` (as the iteration
@@ -181,6 +186,8 @@ impl<'a> Walker<'a> {
             closures: HashMap::new(),
             counter: None,
             elements: HashMap::new(),
+            fields: HashMap::new(),
+            stored_now: HashMap::new(),
             carried: HashMap::new(),
             carried_chain: Vec::new(),
             closes_loop: false,

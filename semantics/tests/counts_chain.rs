@@ -97,13 +97,7 @@ fn each_level_of_a_way_back_carries_the_arm_it_ran() {
     // LetData 2, and the arm's test: IntLand 2, IntCondEq or IntCondGE 2), 3 cycles: 20 beyond. A level that returns `h` waits on
     // nothing. Of the 400 levels, 399 return into one above (the top one returns into
     // `run`); the arm decides per level what it carries, not the mean of the two.
-    let source = |condition: &str| {
-        format!(
-            "let rec f n m = if n = 0 then 1 else let h = f (n - 1) m in if {condition} then h / m + 1000 else h
-let input n = n
-let run n = f n 7"
-        )
-    };
+    let source = common::chains::way_back_division;
     // Every level divides (the same tests, so that every level issues the same instructions).
     assert_eq!(chain_cycles(&source("n land 3 >= 0"), 400), 399 * 20);
     // One level in four (n = 4, 8, …, 396 below the top): 99 levels.
@@ -157,12 +151,7 @@ fn a_horner_step_waits_on_the_boxed_accumulator() {
     // acc is a boxed float: load 5, `*. x` 4, `+. c` 2, boxed again for the call 2 = 13
     // cycles; the iteration issues FloatMult 2, FloatAdd 1, FloatBox 7, PatternMatch 4,
     // SelfTailApp 1: 15.
-    let source = "
-let rec coeffs n acc = if n = 0 then acc else coeffs (n - 1) (0.5 :: acc)
-let input n = (0.9, coeffs n [])
-let rec horner x cs acc = match cs with [] -> acc | c :: r -> horner x r (acc *. x +. c)
-let run p = match p with (x, cs) -> horner x cs 0.0";
-    assert_eq!(beyond_issue_sixths(source), 78 - 15);
+    assert_eq!(beyond_issue_sixths(common::chains::HORNER), 78 - 15);
 }
 
 #[test]
@@ -251,10 +240,7 @@ fn a_short_loop_that_divides_keeps_its_chain() {
     // Euclid's remainders, a few per pair: overlapping pairs would gain nothing, since they
     // share one divider. `b mod (a mod b)`-style chains (idiv 22 cycles) count in full from
     // the first iteration.
-    let source = "
-let rec gcd a b = if b = 0 then a else gcd b (a mod b)
-let input n = n
-let run n = let s = ref 0 in for i = 1 to n do s := !s + gcd (i * 7919) 1000 done; !s";
+    let source = common::chains::GCD;
     assert!(
         chain_cycles(source, 100) > 100 * 2 * 15,
         "{}",
@@ -269,11 +255,10 @@ fn float_of_int_waits_for_the_last_float_result() {
     // 5 and multiply 4, its result boxed 2 and loaded 5, the add 2 = 24 cycles, 144 sixths.
     // The iteration issues ForIter 5, FloatOfInt 4, FloatBox 2 × 7, FunApp 2, Frame 2, Spill
     // 1 × 4, FloatMult 2, FloatAdd 1: 34.
-    let source = "
-let[@inline never] f x = x *. 0.5
-let input n = n
-let run n = let s = ref 0.0 in for i = 1 to n do s := !s +. f (float_of_int i) done; !s";
-    assert_eq!(beyond_issue_sixths(source), 144 - 34);
+    assert_eq!(
+        beyond_issue_sixths(common::chains::FLOAT_OF_INT_SUM),
+        144 - 34
+    );
     // The same loop on floats read from an array carries only `s`'s add, 2 cycles.
     let read = "
 let[@inline never] f x = x *. 0.5
@@ -472,4 +457,43 @@ let run a =
   for i = 0 to Array.length a - 1 do a.(i) <- a.(i) + i done;
   a";
     assert_eq!(chain_cycles(in_place, 1000), 0);
+}
+
+#[test]
+fn a_float_field_a_loop_stores_is_forwarded_to_its_next_read() {
+    // `r.x <- r.y +. 1.0; r.y <- r.x +. 0.5` on a float record: `r.y` waits for the double
+    // the iteration before stored (a load 5 and the store's 2), the add 2; `r.x` for the one
+    // just stored, 7 more and the add 2: 18 cycles, 108 sixths, against ForIter 5, TupleMatch
+    // 2 × 1, FloatAdd 2 × 1, FieldSet 2 × 1 and the poll at the back edge (BackEdgePoll 2): 13.
+    let source = "type r = { mutable x : float; mutable y : float }
+let input n = (n, { x = 0.5; y = 0.25 })
+let run (n, r) =
+  for _ = 1 to n do
+    r.x <- r.y +. 1.0;
+    r.y <- r.x +. 0.5
+  done;
+  r.x";
+    assert_eq!(beyond_issue_sixths(source), 108 - 13);
+    // Integer fields carry nothing: their stores and loads are renamed away.
+    let ints = "type r = { mutable a : int; mutable b : int }
+let input n = (n, { a = 0; b = 1 })
+let run (n, r) =
+  for _ = 1 to n do
+    r.a <- r.b + 1;
+    r.b <- r.a + 3
+  done;
+  r.a";
+    assert_eq!(chain_cycles(ints, 1000), 0);
+    // A record bound in the body is another block each iteration: nothing carried.
+    let fresh = "type r = { mutable x : float; mutable y : float }
+let input n = n
+let run n =
+  let s = ref 0.0 in
+  for i = 1 to n do
+    let r = { x = float_of_int i; y = 0.5 } in
+    r.x <- r.y +. 1.0;
+    s := r.x
+  done;
+  !s";
+    assert_eq!(chain_cycles(fresh, 1000), 0);
 }

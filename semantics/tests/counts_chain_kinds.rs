@@ -30,27 +30,22 @@ fn part(excess: u64, part: u64, whole: u64) -> u64 {
 fn a_horner_step_is_mostly_float_cycles() {
     // load 5, `*. x` 4, `+. c` 2, boxed again 2: 13 cycles, of which the multiply, the add
     // and the box, 8, are float; 78 − 15 = 63 sixths beyond issue.
-    let source = "
-let rec coeffs n acc = if n = 0 then acc else coeffs (n - 1) (0.5 :: acc)
-let input n = (0.9, coeffs n [])
-let rec horner x cs acc = match cs with [] -> acc | c :: r -> horner x r (acc *. x +. c)
-let run p = match p with (x, cs) -> horner x cs 0.0";
     let float = part(63, 8, 13);
     assert_eq!(float, 38);
-    assert_eq!(per_six(source, 200), [63 - float, 0, float, 0]);
+    assert_eq!(
+        per_six(common::chains::HORNER, 200),
+        [63 - float, 0, float, 0]
+    );
 }
 
 #[test]
 fn a_division_on_the_way_back_is_division_cycles() {
     // `h / m + 1000`: the division 22 and the add 1 against 3 cycles of issue, 20 beyond a
     // level (120 sixths), of which 22/23 division; 399 levels return into one above.
-    let source = "
-let rec f n m = if n = 0 then 1 else let h = f (n - 1) m in if n land 3 >= 0 then h / m + 1000 else h
-let input n = n
-let run n = f n 7";
+    let source = common::chains::way_back_division("n land 3 >= 0");
     let division = part(120, 22, 23);
     assert_eq!(division, 114);
-    let counts = KINDS.map(|kind| common::count_of(source, 400, kind));
+    let counts = KINDS.map(|kind| common::count_of(&source, 400, kind));
     let whole_division = 399 * division / 6;
     assert_eq!(
         counts,
@@ -64,13 +59,12 @@ fn float_of_int_waiting_on_the_last_sum_is_merge_cycles() {
     // cvt 4, box 2, `f`'s load 5 and multiply 4, box 2, load 5, the add 2: 24 cycles, 110
     // sixths beyond issue. Without the wait the loop carries only `s`'s add, 2: the wait
     // makes 22 cycles of 24, the add 2 float cycles of the rest, nothing is left over.
-    let source = "
-let[@inline never] f x = x *. 0.5
-let input n = n
-let run n = let s = ref 0.0 in for i = 1 to n do s := !s +. f (float_of_int i) done; !s";
     let (merge, float) = (part(110, 22, 24), part(110, 2, 24));
     assert_eq!((merge, float), (100, 9));
-    assert_eq!(per_six(source, 200), [110 - merge - float, merge, float, 0]);
+    assert_eq!(
+        per_six(common::chains::FLOAT_OF_INT_SUM, 200),
+        [110 - merge - float, merge, float, 0]
+    );
 }
 
 #[test]
@@ -87,11 +81,7 @@ let run n = f n 1";
 fn euclid_is_division_cycles() {
     // Euclid's remainders (`idiv` 22 cycles a step): the division carries the chain, the
     // compare and the call's jump little of it; no float anywhere.
-    let source = "
-let rec gcd a b = if b = 0 then a else gcd b (a mod b)
-let input n = n
-let run n = let s = ref 0 in for i = 1 to n do s := !s + gcd (i * 7919) 1000 done; !s";
-    let counts = KINDS.map(|kind| common::count_of(source, 100, kind));
+    let counts = KINDS.map(|kind| common::count_of(common::chains::GCD, 100, kind));
     assert!(counts[3] > 100 * 2 * 15, "{counts:?}");
     assert!(counts[3] > 10 * counts[0], "{counts:?}");
     assert_eq!((counts[1], counts[2]), (0, 0), "{counts:?}");

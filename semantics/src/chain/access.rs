@@ -1,11 +1,11 @@
 //! Reads on a chain: the variables a pattern binds from a value, and the accesses of fields,
-//! strings and array elements — a load each, or, for an element the iteration before stored,
-//! a forwarded store ([`crate::loop_carried`]).
+//! strings and array elements — a load each, or, for an element the iteration before stored
+//! or a float field a loop stores, a forwarded store ([`crate::loop_carried`]).
 
 use super::{join, plus, source, Lat, Walker};
 use crate::ir::*;
 use crate::latency_table::{BOX, LOAD};
-use crate::loop_carried::element;
+use crate::loop_carried::{element, field_block};
 
 impl Walker<'_> {
     /// Binds the variables of `pat` matched against a value of latency `lat`: a variable bound
@@ -56,8 +56,37 @@ impl Walker<'_> {
             }
             _ => None,
         };
+        let field = match node.op {
+            ImpOp::GetField { index, .. } | ImpOp::SetField { index, .. } => {
+                field_block(&node.args[0], &[]).map(|block| (block, index))
+            }
+            _ => None,
+        };
         let args: Vec<Lat> = node.args.iter_mut().map(|a| self.lat(a)).collect();
         match node.op {
+            ImpOp::GetField { flat: true, .. } => {
+                let loaded = plus(&args[0], LOAD);
+                // A double this iteration stored, or the last one did: forwarded.
+                let forward = LOAD + self.known.walk.boxed();
+                let stored = field.and_then(|f| match self.stored_now.get(&f) {
+                    Some(now) => Some(now.clone()),
+                    None => self.fields.get(&f).map(|&j| source(self.sources, j)),
+                });
+                match stored {
+                    Some(value) => join(&loaded, &plus(&value, forward)),
+                    None => loaded,
+                }
+            }
+            ImpOp::SetField { .. } => {
+                if let Some((f, &j)) = field.and_then(|f| Some((f, self.fields.get(&f)?))) {
+                    for (i, &latency) in args[1].iter().enumerate() {
+                        let edge = &mut self.carried_chain[i][j];
+                        *edge = (*edge).max(latency);
+                    }
+                    self.stored_now.insert(f, args[1].clone());
+                }
+                self.none()
+            }
             ImpOp::GetField { .. } | ImpOp::ArrayLength | ImpOp::Str(StrOp::Length) => {
                 plus(&args[0], LOAD)
             }

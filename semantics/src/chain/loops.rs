@@ -3,7 +3,10 @@
 
 use super::{source, Walker};
 use crate::ir::*;
-use crate::loop_carried::{collect_assigned, max_cycle_mean, stored_elements, Counter};
+use crate::loop_carried::{
+    collect_assigned, max_cycle_mean, stored_elements, stored_fields, Counter,
+};
+use std::collections::HashMap;
 
 impl Walker<'_> {
     /// The cycles an iteration waits on, given the latencies `edges[i][j]` from each source
@@ -31,7 +34,13 @@ impl Walker<'_> {
         assigned.sort_unstable();
         assigned.dedup();
         let stored = counter.map_or_else(Vec::new, |c| stored_elements(body, c));
-        let sources = assigned.len() + stored.len() + 2;
+        // Only blocks bound before the loop: one bound in its body is another block each
+        // iteration, whose fields the next iteration does not read back.
+        let fields: Vec<(Slot, u32)> = stored_fields(body, &assigned)
+            .into_iter()
+            .filter(|(block, _)| self.env.contains_key(block))
+            .collect();
+        let sources = assigned.len() + stored.len() + fields.len() + 2;
         let register = sources - 2;
         let mut inner = Walker {
             fid: self.fid,
@@ -45,6 +54,12 @@ impl Walker<'_> {
                 .enumerate()
                 .map(|(k, &element)| (element, assigned.len() + k))
                 .collect(),
+            fields: fields
+                .iter()
+                .enumerate()
+                .map(|(k, &field)| (field, assigned.len() + stored.len() + k))
+                .collect(),
+            stored_now: HashMap::new(),
             env: assigned
                 .iter()
                 .enumerate()

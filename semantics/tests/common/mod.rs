@@ -63,6 +63,37 @@ pub fn chain_of(source: &str, size: i64) -> u64 {
     .sum()
 }
 
+/// Loops whose chains `counts_chain.rs` counts in total and `counts_chain_kinds.rs` by kind.
+pub mod chains {
+    /// A Horner step: the boxed accumulator loaded, multiplied, added to, boxed again.
+    pub const HORNER: &str = "
+let rec coeffs n acc = if n = 0 then acc else coeffs (n - 1) (0.5 :: acc)
+let input n = (0.9, coeffs n [])
+let rec horner x cs acc = match cs with [] -> acc | c :: r -> horner x r (acc *. x +. c)
+let run p = match p with (x, cs) -> horner x cs 0.0";
+
+    /// Euclid's remainders for one pair after another.
+    pub const GCD: &str = "
+let rec gcd a b = if b = 0 then a else gcd b (a mod b)
+let input n = n
+let run n = let s = ref 0 in for i = 1 to n do s := !s + gcd (i * 7919) 1000 done; !s";
+
+    /// A float reference summing a called function of `float_of_int i`.
+    pub const FLOAT_OF_INT_SUM: &str = "
+let[@inline never] f x = x *. 0.5
+let input n = n
+let run n = let s = ref 0.0 in for i = 1 to n do s := !s +. f (float_of_int i) done; !s";
+
+    /// A linear recursion whose way back divides on the levels where `condition` holds.
+    pub fn way_back_division(condition: &str) -> String {
+        format!(
+            "let rec f n m = if n = 0 then 1 else let h = f (n - 1) m in if {condition} then h / m + 1000 else h
+let input n = n
+let run n = f n 7"
+        )
+    }
+}
+
 /// A count map from pairs, leaving out zeros.
 pub fn expect(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
     pairs
