@@ -307,8 +307,7 @@ impl Machine<'_> {
                 self.branches.ramped(instance_branches, saved);
             }
         }
-        self.add_chain_excess(counted);
-        self.add_chain_kinds(counted, &chain);
+        self.add_chain(counted, &chain);
         let busy = now.divider_busy - mark_divider_busy;
         self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
         self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
@@ -344,8 +343,7 @@ impl Machine<'_> {
         let issued = self.issued;
         let began = std::mem::replace(&mut self.loops[fid as usize].level_began, issued);
         let counted = excess(chain.cycles(), issued - began, OVERLAP_WINDOW);
-        self.add_chain_excess(counted);
-        self.add_chain_kinds(counted, &chain);
+        self.add_chain(counted, &chain);
     }
 
     /// A non-tail self call of `fid` is made: whether the recursion is now deep enough for the
@@ -385,11 +383,12 @@ const CHAIN_KINDS: [Counter; 3] = [
 ];
 
 impl Machine<'_> {
-    /// The parts of `excess` sixths of a cycle, counted as a whole in `ChainCycle`, that
-    /// `chain`'s kinds make: kept in sixths on their own counters until the run ends
-    /// ([`split_chain_kinds`]), so that rounding takes nothing from the whole.
+    /// Counts `excess` sixths of a cycle of `chain` as a whole in `ChainCycle`, and the parts
+    /// of it that `chain`'s kinds make: kept in sixths on their own counters until the run
+    /// ends ([`split_chain_kinds`]), so that rounding takes nothing from the whole.
     #[inline(always)]
-    fn add_chain_kinds(&mut self, excess: u64, chain: &Chain) {
+    fn add_chain(&mut self, excess: u64, chain: &Chain) {
+        self.add_chain_excess(excess);
         if excess == 0 {
             return;
         }

@@ -31,10 +31,7 @@ fn a_tail_recursive_loop_carries_its_longest_parameter_chain() {
     // `n - 1` carries 1 cycle, `acc * n` 3 (its decrement and retagging folded by this core's
     // renamer, `imul` 3): 18 sixths. The iteration issues IntCondEq 2, IntSub 1, IntMult 3,
     // SelfTailApp 1, LoopPoll 3: 10.
-    let source = "
-let rec f n acc = if n = 0 then acc else f (n - 1) (acc * n)
-let input n = n
-let run n = f n 1";
+    let source = common::chains::PRODUCT;
     assert_eq!(beyond_issue_sixths(source), 18 - 10);
     // Over 1000 iterations the chain dominates the count, as it dominates the time: 8 sixths
     // an iteration, less what the first 512 instructions (51 iterations) overlap with the code

@@ -70,10 +70,7 @@ fn float_of_int_waiting_on_the_last_sum_is_merge_cycles() {
 #[test]
 fn an_integer_chain_is_all_chain_cycles() {
     // `acc * n`: 3 cycles of multiply and 1 of `n - 1` (18 sixths) against 10 instructions.
-    let source = "
-let rec f n acc = if n = 0 then acc else f (n - 1) (acc * n)
-let input n = n
-let run n = f n 1";
+    let source = common::chains::PRODUCT;
     assert_eq!(per_six(source, 200), [8, 0, 0, 0]);
 }
 

@@ -65,6 +65,12 @@ pub fn chain_of(source: &str, size: i64) -> u64 {
 
 /// Loops whose chains `counts_chain.rs` counts in total and `counts_chain_kinds.rs` by kind.
 pub mod chains {
+    /// A product `acc * n` down to 1: the multiply and `n - 1` carried, integers only.
+    pub const PRODUCT: &str = "
+let rec f n acc = if n = 0 then acc else f (n - 1) (acc * n)
+let input n = n
+let run n = f n 1";
+
     /// A Horner step: the boxed accumulator loaded, multiplied, added to, boxed again.
     pub const HORNER: &str = "
 let rec coeffs n acc = if n = 0 then acc else coeffs (n - 1) (0.5 :: acc)
