@@ -57,6 +57,10 @@
 //! `String`/`Bytes` functions, `s.[i] <- c`, labels, objects) is refused with an error that
 //! names the construct and its line and column.
 //!
+//! `open M`, `let open M in e` and `M.(e)` of those Stdlib modules, and labelled and optional
+//! parameters and arguments (`~x`, `~x:p`, `?x`, `?(x = d)`; `~x:e`, `?x:e`) are compiled away
+//! before typing: see `open_module.rs` and `labels.rs`.
+//!
 //! ## Counting choices
 //! The catalogue states each rule; the choices that are not obvious, and why:
 //!
@@ -264,6 +268,7 @@ mod infer_imperative;
 mod inline;
 mod ir;
 mod issue;
+mod labels;
 mod latency_table;
 mod lexer;
 mod liveness;
@@ -276,7 +281,9 @@ mod lower_imperative;
 mod lower_string;
 mod machine;
 mod machine_ops;
+mod open_module;
 mod parser;
+mod parser_app;
 mod parser_expr;
 mod parser_imperative;
 mod parser_pat;
@@ -287,6 +294,7 @@ mod prims;
 mod program;
 mod remembered;
 mod return_stack;
+mod scoped_walk;
 mod shared_checks;
 mod stdlib_source;
 mod table_jump;

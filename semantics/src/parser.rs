@@ -27,6 +27,8 @@ pub(crate) struct Parser<'t> {
     at: usize,
     next_id: NodeId,
     depth: u32,
+    /// The labels of the labelled functions and applications read so far.
+    pub(crate) labels: crate::labels::Labels,
 }
 
 pub(crate) fn describe(tok: &Tok) -> String {
@@ -68,6 +70,7 @@ impl<'t> Parser<'t> {
             at: 0,
             next_id: first_id,
             depth: 0,
+            labels: Default::default(),
         }
     }
 
@@ -220,6 +223,23 @@ impl<'t> Parser<'t> {
         }
     }
 
+    /// The module named by the current token, for `open`: one the subset knows (see
+    /// [`crate::open_module`]), with the names its source defines.
+    pub(crate) fn opened_module(&mut self) -> PResult<crate::open_module::Opened> {
+        let pos = self.pos();
+        let Tok::Uident(module) = self.peek().clone() else {
+            return self.unexpected("a module name");
+        };
+        self.advance();
+        if !crate::open_module::openable(&module) {
+            return self.unsupported(
+                pos,
+                format!("opening `{module}` (only the Stdlib modules the subset supports)"),
+            );
+        }
+        crate::open_module::Opened::read(&module).or_else(|why| self.unsupported(pos, why))
+    }
+
     /// Rejects `M.x`: the subset has no modules.
     pub(crate) fn check_not_module_path(&self, name: &str, pos: Pos) -> PResult<()> {
         if self.is_op(".") {
@@ -232,10 +252,23 @@ impl<'t> Parser<'t> {
 
     pub(crate) fn program(&mut self) -> PResult<Vec<Item>> {
         let mut items = Vec::new();
+        // Each top-level `open`, with the index of the first item in its scope.
+        let mut opens = Vec::new();
         loop {
             while self.eat_op(";;") {}
             match self.peek() {
-                Tok::Eof => return Ok(items),
+                Tok::Eof => {
+                    // The last `open` first: a name it qualifies is no longer one an earlier
+                    // `open` could take.
+                    for (first, opened) in opens.iter().rev() {
+                        crate::open_module::Opened::qualify_items(opened, &mut items[*first..]);
+                    }
+                    return Ok(items);
+                }
+                Tok::Kw(Kw::Unsupported("open")) => {
+                    self.advance();
+                    opens.push((items.len(), self.opened_module()?));
+                }
                 Tok::Kw(Kw::Let) => items.push(self.let_item()?),
                 Tok::Kw(Kw::Type) => items.push(self.type_item()?),
                 Tok::Kw(Kw::Exception) => {
@@ -306,8 +339,12 @@ impl<'t> Parser<'t> {
         if is_function_binding {
             let name = self.ident("a name")?;
             let mut params = Vec::new();
+            let mut labels = Vec::new();
+            let mut defaults = Vec::new();
             while !self.is_op("=") && !self.is_op(":") {
-                params.push(self.simple_pattern()?);
+                let (param, label) = self.param(&mut defaults)?;
+                params.push(param);
+                labels.push(label);
             }
             let annot = if self.eat_op(":") {
                 Some(self.type_expr()?)
@@ -323,6 +360,7 @@ impl<'t> Parser<'t> {
                     kind: ExprKind::Annot(Box::new(body), t),
                 };
             }
+            let body = self.with_defaults(defaults, body);
             let id = self.fresh_id();
             let expr = Expr {
                 id,
@@ -332,6 +370,7 @@ impl<'t> Parser<'t> {
                     body: Box::new(body),
                 },
             };
+            self.record_param_labels(&expr, labels);
             let pat = Pattern {
                 id: self.fresh_id(),
                 pos,

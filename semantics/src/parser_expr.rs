@@ -272,16 +272,24 @@ impl Parser<'_> {
             Tok::Kw(Kw::For | Kw::While) => self.loop_expr(),
             Tok::Kw(Kw::Fun) => {
                 self.advance();
-                let mut params = vec![self.simple_pattern()?];
-                while !self.is_op("->") {
+                let mut params = Vec::new();
+                let mut labels = Vec::new();
+                let mut defaults = Vec::new();
+                loop {
+                    let (param, label) = self.param(&mut defaults)?;
+                    params.push(param);
+                    labels.push(label);
+                    if self.is_op("->") {
+                        break;
+                    }
                     if self.is_op(":") {
                         return self.unsupported(self.pos(), "return type annotations on `fun`");
                     }
-                    params.push(self.simple_pattern()?);
                 }
                 self.advance();
                 let body = self.seq_expr()?;
-                Ok(self.fun(pos, params, body))
+                let body = self.with_defaults(defaults, body);
+                Ok(self.fun(pos, params, labels, body))
             }
             Tok::Kw(Kw::Function) => {
                 self.advance();
@@ -317,33 +325,52 @@ impl Parser<'_> {
 
     /// Builds `fun params -> body`, merging a directly nested `fun` into one n-ary function,
     /// as the compiler does (Translcore), so that `fun x -> fun y -> e` has arity 2.
-    fn fun(&mut self, pos: Pos, mut params: Vec<Pattern>, body: Expr) -> Expr {
+    fn fun(
+        &mut self,
+        pos: Pos,
+        mut params: Vec<Pattern>,
+        mut labels: Vec<crate::labels::ParamLabel>,
+        body: Expr,
+    ) -> Expr {
         let body = match body.kind {
             ExprKind::Fun {
                 params: inner,
                 body: inner_body,
             } => {
+                let inner_labels = self.labels.funs.remove(&body.id);
+                labels.extend(
+                    inner_labels
+                        .unwrap_or_else(|| vec![crate::labels::ParamLabel::Plain; inner.len()]),
+                );
                 params.extend(inner);
                 *inner_body
             }
             _ => body,
         };
-        self.mk(
+        let f = self.mk(
             pos,
             ExprKind::Fun {
                 params,
                 body: Box::new(body),
             },
-        )
+        );
+        self.record_param_labels(&f, labels);
+        f
     }
 
     fn let_expr(&mut self) -> PResult<Expr> {
         let pos = self.pos();
         self.expect_kw(Kw::Let, "let")?;
-        if self.is_kw(Kw::Exception)
-            || matches!(self.peek(), Tok::Kw(Kw::Unsupported("module" | "open")))
-        {
-            return self.unsupported(pos, "local `let exception` / `let module` / `let open`");
+        if matches!(self.peek(), Tok::Kw(Kw::Unsupported("open"))) {
+            self.advance();
+            let opened = self.opened_module()?;
+            self.expect_kw(Kw::In, "in")?;
+            let mut body = self.seq_expr()?;
+            opened.qualify_expr(&mut body);
+            return Ok(body);
+        }
+        if self.is_kw(Kw::Exception) || matches!(self.peek(), Tok::Kw(Kw::Unsupported("module"))) {
+            return self.unsupported(pos, "local `let exception` / `let module`");
         }
         let rec_ = self.eat_kw(Kw::Rec);
         let mut bindings = self.bindings(rec_)?;
@@ -377,81 +404,8 @@ impl Parser<'_> {
         ))
     }
 
-    /// Function and constructor application: `f a b`, `Some x`, `Node (l, v, r)`.
-    fn application(&mut self) -> PResult<Expr> {
-        let pos = self.pos();
-        if matches!(self.peek(), Tok::Kw(Kw::Unsupported("assert"))) {
-            self.advance();
-            let cond = self.simple_expr()?;
-            return Ok(self.assertion(pos, cond));
-        }
-        let mut head = None;
-        if let Tok::Uident(name) = self.peek().clone() {
-            self.advance();
-            head = self.module_value(&name, pos)?;
-            if head.is_some() {
-                // `Array.f …`: an application of a function, below.
-            } else if !self.starts_simple_expr() {
-                return Ok(self.mk(pos, ExprKind::Constr(name, None)));
-            } else {
-                let arg = self.simple_expr()?;
-                if self.starts_simple_expr() {
-                    return self.syntax(format!(
-                        "constructor {name} is applied to more than one argument (use a tuple)"
-                    ));
-                }
-                return Ok(self.mk(pos, ExprKind::Constr(name, Some(Box::new(arg)))));
-            }
-        }
-        let head = match head {
-            Some(h) => self.postfix(h)?,
-            None => self.simple_expr()?,
-        };
-        let mut args = Vec::new();
-        while self.starts_simple_expr() {
-            if let Tok::Uident(name) = self.peek().clone() {
-                // `f C x` would apply f to C and x; OCaml reads a constructor argument as `(C x)`
-                // only when parenthesised, so a bare constructor here is an argument of its own.
-                let p = self.pos();
-                self.advance();
-                if let Some(f) = self.module_value(&name, p)? {
-                    args.push(f);
-                    continue;
-                }
-                args.push(self.mk(p, ExprKind::Constr(name, None)));
-                continue;
-            }
-            args.push(self.simple_expr()?);
-        }
-        if args.is_empty() {
-            return Ok(head);
-        }
-        Ok(self.mk(
-            pos,
-            ExprKind::App {
-                func: Box::new(head),
-                args,
-                tail: false,
-            },
-        ))
-    }
-
-    fn starts_simple_expr(&self) -> bool {
-        match self.peek() {
-            Tok::Ident(_)
-            | Tok::Uident(_)
-            | Tok::Int(_)
-            | Tok::Float(_)
-            | Tok::Str(_)
-            | Tok::Char(_) => true,
-            Tok::Kw(Kw::True | Kw::False | Kw::Begin) => true,
-            Tok::Op(o) => matches!(o.as_str(), "(" | "[" | "[|" | "{" | "!" | "~" | "?"),
-            _ => false,
-        }
-    }
-
     /// A simple expression and the field accesses and indexing after it.
-    fn simple_expr(&mut self) -> PResult<Expr> {
+    pub(crate) fn simple_expr(&mut self) -> PResult<Expr> {
         let e = self.atom()?;
         self.postfix(e)
     }

@@ -33,6 +33,17 @@ impl Parser<'_> {
                 self.advance();
                 return Ok(Some(self.node(pos, ExprKind::Var(format!("{module}.{f}")))));
             }
+            if matches!(self.peek_at(1), Tok::Op(o) if o == "(") {
+                // `List.(e)`: `e` with `List` opened.
+                let opened = crate::open_module::Opened::read(module)
+                    .or_else(|why| self.unsupported(pos, why))?;
+                self.advance();
+                self.advance();
+                let mut e = self.seq_expr()?;
+                self.expect_op(")")?;
+                opened.qualify_expr(&mut e);
+                return Ok(Some(e));
+            }
         }
         self.check_not_module_path(module, pos)?;
         Ok(None)

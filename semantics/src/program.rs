@@ -310,11 +310,14 @@ fn front_end(file: &str, source: &str, benchmark: bool) -> Result<Program, Seman
     })
 }
 
+/// A file's items, the number its node ids have reached, and the labels its parser read.
+type Parsed = (Vec<Item>, u32, crate::labels::Labels);
+
 fn parse(
     file: &str,
     toks: &[crate::lexer::Token],
     first_id: u32,
-) -> Result<(Vec<Item>, u32), SemanticsError> {
+) -> Result<Parsed, SemanticsError> {
     let mut parser = Parser::with_first_id(toks, first_id);
     let items = parser.program().map_err(|e| match e {
         ParseError::Syntax { pos, message } => SemanticsError::Syntax {
@@ -328,11 +331,13 @@ fn parse(
             construct,
         },
     })?;
-    Ok((items, parser.node_count()))
+    let labels = std::mem::take(&mut parser.labels);
+    Ok((items, parser.node_count(), labels))
 }
 
 fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsError> {
-    let (mut items, mut next_id) = parse(crate::prelude::FILE_NAME, &crate::prelude::tokens(), 0)?;
+    let (mut items, mut next_id, mut labels) =
+        parse(crate::prelude::FILE_NAME, &crate::prelude::tokens(), 0)?;
     let toks = crate::lexer::tokenize(source).map_err(|e| SemanticsError::Syntax {
         file: file.into(),
         pos: e.pos,
@@ -343,10 +348,17 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
     // Each item's file, for its errors, and its Stdlib module (`None`: the program's own).
     let mut origins: Vec<(String, Option<String>)> =
         vec![(crate::prelude::FILE_NAME.to_string(), None); items.len()];
-    for (module, wanted) in crate::stdlib_source::mentioned(&toks) {
+    let mut mentioned = crate::stdlib_source::mentioned(&toks);
+    if crate::open_module::opens_a_module(&toks) {
+        // Parsed once more below, after the Stdlib's items, for node ids that follow theirs.
+        let (opened, _, _) = parse(file, &toks, next_id)?;
+        crate::open_module::add_named_functions(&opened, &mut mentioned);
+    }
+    for (module, wanted) in mentioned {
         let (module_file, module_toks) = crate::stdlib_source::needed_tokens(module, &wanted)?;
-        let (mut module_items, next) = parse(&module_file, &module_toks, next_id)?;
+        let (mut module_items, next, module_labels) = parse(&module_file, &module_toks, next_id)?;
         next_id = next;
+        labels.extend(module_labels);
         let origin = if crate::stdlib_source::unqualified(module) {
             None
         } else {
@@ -357,9 +369,17 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
         items.extend(module_items);
     }
     let prelude_items = items.len();
-    let (user, _) = parse(file, &toks, next_id)?;
+    let (user, mut next_id, user_labels) = parse(file, &toks, next_id)?;
+    labels.extend(user_labels);
     origins.extend(vec![(file.to_string(), None); user.len()]);
     items.extend(user);
+    crate::labels::resolve(&mut items, &labels, &mut next_id).map_err(|e| {
+        SemanticsError::Unsupported {
+            file: file.into(),
+            pos: e.pos,
+            construct: e.message,
+        }
+    })?;
     crate::tail::mark_items(&mut items);
     let mut checker = Checker::new();
     for (item, (item_file, module)) in items.iter().zip(&origins) {

@@ -79,9 +79,19 @@ fn unsupported_constructs_are_named() {
             "1:11",
             "module paths such as `Hashtbl.…`",
         ),
-        ("let f ~x = x", "1:7", "labelled"),
+        (
+            "let g f = f ~x:1",
+            "1:11",
+            "labelled arguments to a function that is not",
+        ),
+        (
+            "let f ~x y = x + y let g = f 1",
+            "1:28",
+            "a partial application leaving out the labelled parameter `~x`",
+        ),
         ("let f x = lazy x", "1:11", "`lazy`"),
-        ("open List", "1:1", "modules"),
+        ("open Hashtbl", "1:6", "opening `Hashtbl`"),
+        ("let f l = let open Queue in l", "1:20", "opening `Queue`"),
         (
             "let f x = try x with exception Exit -> 1",
             "1:22",

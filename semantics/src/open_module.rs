@@ -1,0 +1,127 @@
+//! `open` of a Stdlib module, resolved on the syntax tree as the parser reads it: `let open
+//! List in e`, `List.(e)` and a top-level `open List` make `length` in their scope mean
+//! `List.length` — when `list.ml` defines `length` at top level and nothing inside the scope
+//! binds `length` again, as OCaml's scoping has it. What a name becomes is the qualified
+//! variable a program writing `List.length` gets, so an opened name is counted, typed and
+//! taken from the Stdlib's sources exactly as the qualified one.
+//!
+//! Only the modules the subset knows can be opened (those of [`crate::stdlib_source`] and of
+//! [`crate::prelude`]); what such a module defines is read from its `.ml` file in the
+//! installed compiler's Stdlib directory (a top-level `let`, `let rec`, `and` or
+//! `external`), so an opened name the interpreter lacks gets the same "unbound value
+//! `String.f`" error as the qualified one would.
+
+use crate::ast::{Expr, ExprKind, Item};
+use crate::lexer::{Kw, Tok};
+use crate::scoped_walk::{walk_expr, walk_items, Binder};
+use std::collections::BTreeSet;
+
+/// What a top-level `open` of a module brings into scope: the names its `.ml` file defines.
+#[derive(Debug, Clone)]
+pub(crate) struct Opened {
+    module: String,
+    names: BTreeSet<String>,
+}
+
+/// Whether the subset can open `module`.
+pub(crate) fn openable(module: &str) -> bool {
+    crate::stdlib_source::MODULES
+        .iter()
+        .any(|(m, _)| *m == module)
+        || crate::prelude::MODULES.contains(&module)
+}
+
+impl Opened {
+    /// The names `module`'s source defines at top level, or why they cannot be read.
+    pub(crate) fn read(module: &str) -> Result<Opened, String> {
+        let mut file = module.to_ascii_lowercase();
+        file.push_str(".ml");
+        let path = crate::stdlib_source::stdlib_dir().join(&file);
+        let source = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {} to open {module}: {e}", path.display()))?;
+        let toks = crate::lexer::tokenize(&source)
+            .map_err(|e| format!("{}:{}: {}", path.display(), e.pos, e.message))?;
+        let mut names = BTreeSet::new();
+        for (i, t) in toks.iter().enumerate() {
+            let defines = matches!(
+                t.tok,
+                Tok::Kw(Kw::Let | Kw::And | Kw::Unsupported("external"))
+            );
+            if !defines || t.pos.col != 1 {
+                continue;
+            }
+            let rec = matches!(toks.get(i + 1).map(|t| &t.tok), Some(Tok::Kw(Kw::Rec)));
+            if let Some(Tok::Ident(name)) = toks.get(i + 1 + usize::from(rec)).map(|t| &t.tok) {
+                names.insert(name.clone());
+            }
+        }
+        Ok(Opened {
+            module: module.to_string(),
+            names,
+        })
+    }
+
+    /// Qualifies the names of `e` this module defines and `e` does not bind itself.
+    pub(crate) fn qualify_expr(&self, e: &mut Expr) {
+        walk_expr(e, &mut Vec::new(), &mut |e, scope| self.qualify(e, scope));
+    }
+
+    /// Qualifies the names the items after a top-level `open` take from the module: those the
+    /// program does not define again after the `open`.
+    pub(crate) fn qualify_items(&self, items: &mut [Item]) {
+        walk_items(items, &mut |e, scope| self.qualify(e, scope));
+    }
+
+    fn qualify(&self, e: &mut Expr, scope: &[Binder]) {
+        if let ExprKind::Var(n) = &mut e.kind {
+            if self.names.contains(n.as_str()) && !scope.iter().any(|b| b.name == *n) {
+                *n = format!("{}.{n}", self.module);
+            }
+        }
+    }
+}
+
+/// Whether `toks` open a module (`open M`, `let open M in`, `M.(…)`), so that the Stdlib
+/// functions the program names can only be read off its syntax tree, not its tokens.
+pub(crate) fn opens_a_module(toks: &[crate::lexer::Token]) -> bool {
+    toks.windows(3).any(|w| {
+        matches!(w[0].tok, Tok::Kw(Kw::Unsupported("open")))
+            || matches!((&w[0].tok, &w[1].tok, &w[2].tok),
+                (Tok::Uident(_), Tok::Op(dot), Tok::Op(paren)) if dot == "." && paren == "(")
+    })
+}
+
+/// Adds to `wanted` (by module, as [`crate::stdlib_source::mentioned`] gives them) the Stdlib
+/// functions `items` name, qualified or through an `open`.
+pub(crate) fn add_named_functions(
+    items: &[Item],
+    wanted: &mut Vec<(&'static str, BTreeSet<String>)>,
+) {
+    let mut free = BTreeSet::new();
+    for item in items {
+        match item {
+            Item::Let { bindings, .. } => bindings
+                .iter()
+                .for_each(|b| free.extend(crate::fv::of_function(&[], &b.expr))),
+            Item::Expr(e) => free.extend(crate::fv::of_function(&[], e)),
+            Item::Type(_) | Item::Exception(_) => {}
+        }
+    }
+    for name in free {
+        let Some((module, f)) = name.split_once('.') else {
+            continue;
+        };
+        let Some(&(module, _)) = crate::stdlib_source::MODULES
+            .iter()
+            .find(|(m, _)| *m == module)
+        else {
+            continue;
+        };
+        match wanted.iter_mut().find(|(m, _)| *m == module) {
+            Some((_, names)) => {
+                names.insert(f.to_string());
+            }
+            None => wanted.push((module, BTreeSet::from([f.to_string()]))),
+        }
+    }
+}
