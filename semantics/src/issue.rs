@@ -324,7 +324,7 @@ impl Machine<'_> {
 
     /// A self call of `fid` (carrying `chain` cycles) ended an iteration of its loop, or a
     /// level of a linear recursion's way down.
-    #[inline(always)]
+    #[inline(never)]
     pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: Chain, kind: Iteration) {
         let mut mark = self.loops[fid as usize].iteration;
         self.iteration_ended_in(chain, &mut mark, kind);
@@ -338,7 +338,7 @@ impl Machine<'_> {
     /// another: a level's chain binds beyond the instructions issued since the last self call
     /// of `fid` entered or returned (the code after the call, or the base case). Its calls'
     /// shadow was weighed with the way down.
-    #[inline(always)]
+    #[inline(never)]
     pub(crate) fn loop_returned(&mut self, fid: FunId, chain: Chain) {
         let issued = self.issued;
         let began = std::mem::replace(&mut self.loops[fid as usize].level_began, issued);

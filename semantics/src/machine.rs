@@ -113,6 +113,10 @@ pub(crate) struct Machine<'p> {
     /// The way-back chain of the level running, as the last `if` it ran on its way back
     /// says (see [`crate::ir::IfChains::way_back`]), with the function it is a level of.
     pub(crate) way_back_arm: Option<(FunId, Chain)>,
+    /// The callers' `way_back_arm`s, one per level of a linear recursion running: kept here,
+    /// not in [`Machine::invoke`]'s frame, which every level of a deep recursion pushes
+    /// (a chain is 28 bytes; a fresh frame's every line is a cache miss).
+    pub(crate) callers_arms: Vec<Option<(FunId, Chain)>>,
     /// Chain cycles counted beyond the whole ones, in `ISSUE_WIDTH`ths of a cycle.
     pub(crate) chain_fraction: u64,
     /// Quarter-cycles of the divider's not yet counted as a whole `DividerCycle`.
@@ -193,6 +197,7 @@ impl<'p> Machine<'p> {
             self_call: None,
             stored: 0,
             way_back_arm: None,
+            callers_arms: Vec::new(),
             chain_fraction: 0,
             divider_fraction: 0,
             pending: PendingCall {
@@ -398,9 +403,9 @@ impl<'p> Machine<'p> {
         let mut entered = None;
         // Whether the function running at this level has a native frame on the stack now.
         let mut framed = false;
-        // Entered one level down a linear recursion: the function and its way back's chain.
-        let mut way_back = None;
-        let mut callers_arm = None;
+        // Entered one level down a linear recursion: the function (its way back's chain is
+        // its `return_chain`); the caller's arm is then on `callers_arms`.
+        let mut way_back: Option<FunId> = None;
         let saved_stored = self.stored;
         let result = loop {
             // Entered or entered again with new arguments: nothing of this frame is stored.
@@ -414,27 +419,7 @@ impl<'p> Machine<'p> {
                 self.count(Counter::Frame);
             }
             if f.is_loop {
-                match self.self_call {
-                    // Entered again by its own call (a jump back, or one level deeper).
-                    Some(call) if call.fid == fid => {
-                        self.self_call = None;
-                        let mut kind = Iteration::Loop;
-                        if call.descends {
-                            // One level down a linear recursion: its return ends a level of
-                            // the way back. Its way down has a window of its own, in levels.
-                            way_back = Some((fid, f.return_chain));
-                            callers_arm = self.way_back_arm.take();
-                            kind = if self.recursion_descends(fid) {
-                                Iteration::DeepLevel
-                            } else {
-                                Iteration::ShallowLevel
-                            };
-                        }
-                        self.loop_iteration_ended(fid, call.chain, kind);
-                    }
-                    _ if fresh => self.loop_entered(fid),
-                    _ => {}
-                }
+                self.loop_head(fid, fresh, &mut way_back);
             }
             if f.loop_polls {
                 self.count(Counter::LoopPoll);
@@ -466,17 +451,8 @@ impl<'p> Machine<'p> {
                 Err(e) => break Err(e),
             }
         };
-        if let Some((fid, chain)) = way_back {
-            // The arm this level took, where an `if` on its way back says; the caller's own
-            // `if`s, run before it called, speak for the caller's level.
-            let chain = match std::mem::replace(&mut self.way_back_arm, callers_arm) {
-                Some((arm_of, cycles)) if arm_of == fid => cycles,
-                _ => chain,
-            };
-            self.recursion_ascends(fid);
-            if result.is_ok() {
-                self.loop_returned(fid, chain);
-            }
+        if let Some(fid) = way_back {
+            self.level_returned(fid, result.is_ok());
         }
         if framed {
             crate::heap::frame_left();
@@ -491,6 +467,54 @@ impl<'p> Machine<'p> {
             self.attribute_to(caller);
         }
         result
+    }
+
+    /// Function `fid`, a loop, is entered or entered again (see [`Machine::invoke`]): ends
+    /// the iteration its self call ended, or begins its first. Kept out of `invoke`, whose
+    /// frame every level of a deep recursion pushes.
+    #[inline(never)]
+    fn loop_head(&mut self, fid: FunId, fresh: bool, way_back: &mut Option<FunId>) {
+        match self.self_call {
+            // Entered again by its own call (a jump back, or one level deeper).
+            Some(call) if call.fid == fid => {
+                self.self_call = None;
+                let mut kind = Iteration::Loop;
+                if call.descends {
+                    // One level down a linear recursion: its return ends a level of the way
+                    // back. Its way down has a window of its own, in levels.
+                    let callers_arm = self.way_back_arm.take();
+                    match way_back {
+                        Some(_) => *self.callers_arms.last_mut().expect("pushed") = callers_arm,
+                        None => self.callers_arms.push(callers_arm),
+                    }
+                    *way_back = Some(fid);
+                    kind = if self.recursion_descends(fid) {
+                        Iteration::DeepLevel
+                    } else {
+                        Iteration::ShallowLevel
+                    };
+                }
+                self.loop_iteration_ended(fid, call.chain, kind);
+            }
+            _ if fresh => self.loop_entered(fid),
+            _ => {}
+        }
+    }
+
+    /// A level of a linear recursion of `fid` returned (or raised: `returned` false).
+    #[inline(never)]
+    fn level_returned(&mut self, fid: FunId, returned: bool) {
+        // The arm this level took, where an `if` on its way back says; the caller's own
+        // `if`s, run before it called, speak for the caller's level.
+        let callers_arm = self.callers_arms.pop().expect("pushed when descending");
+        let chain = match std::mem::replace(&mut self.way_back_arm, callers_arm) {
+            Some((arm_of, cycles)) if arm_of == fid => cycles,
+            _ => self.prog.funs[fid as usize].return_chain,
+        };
+        self.recursion_ascends(fid);
+        if returned {
+            self.loop_returned(fid, chain);
+        }
     }
 
     /// Leaves a call for the running function's loop (see [`PendingCall`]); a callee that
