@@ -343,8 +343,13 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
     // Each item's file, for its errors, and its Stdlib module (`None`: the program's own).
     let mut origins: Vec<(String, Option<String>)> =
         vec![(crate::prelude::FILE_NAME.to_string(), None); items.len()];
-    for (module, wanted) in crate::stdlib_source::mentioned(&toks) {
-        let (module_file, module_toks) = crate::stdlib_source::needed_tokens(module, &wanted)?;
+    let (taken, renames) = crate::stdlib_source::load(&toks)?;
+    for crate::stdlib_source::Taken {
+        module,
+        file: module_file,
+        toks: module_toks,
+    } in taken
+    {
         let (mut module_items, next) = parse(&module_file, &module_toks, next_id)?;
         next_id = next;
         let origin = if crate::stdlib_source::unqualified(module) {
@@ -356,6 +361,8 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
         origins.extend(vec![(module_file, origin); module_items.len()]);
         items.extend(module_items);
     }
+    // `String.blit` is `Bytes.blit_string`, `String.unsafe_blit` a primitive of `Bytes`.
+    let toks = crate::stdlib_link::rename_program(toks, &renames);
     let prelude_items = items.len();
     let (user, _) = parse(file, &toks, next_id)?;
     origins.extend(vec![(file.to_string(), None); user.len()]);

@@ -163,13 +163,18 @@ let run n =
 
 #[test]
 fn other_string_functions_are_refused_by_name() {
-    let source = "let input n = n\nlet run n = String.concat \",\" []";
+    // `String.equal` is `external equal : string -> string -> bool = "caml_string_equal"`, a
+    // C call the interpreter has no primitive for.
+    let source = "let input n = n\nlet run n = String.equal \"a\" \"b\"";
     let e = semantics::Program::from_source("t.ml", source).unwrap_err();
     assert!(
-        e.to_string()
-            .contains("unbound value String.concat (only the String, Bytes and Char functions"),
+        e.to_string().contains("unbound value String.equal (String, Bytes, Char, Int and Float functions are read from the installed compiler's sources"),
         "{e}"
     );
+    // `starts_with ~prefix s`: the error is at its labelled parameter in string.ml.
+    let source = "let input n = n\nlet run n = String.starts_with ~prefix:\"a\" \"abc\"";
+    let e = semantics::Program::from_source("t.ml", source).unwrap_err();
+    assert!(e.to_string().contains("string.ml"), "{e}");
     let source = "let input n = n\nlet run n = Buffer.create n";
     let e = semantics::Program::from_source("t.ml", source).unwrap_err();
     assert!(e.to_string().contains("Buffer"), "{e}");
