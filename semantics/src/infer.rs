@@ -531,10 +531,11 @@ fn unsupported_stdlib(name: &str) -> &'static str {
             " (input/output is not supported: `run` returns its result)"
         }
         "string_of_int" | "int_of_string" | "string_of_float" | "float_of_string" => " (string conversions are not supported)",
-        "sqrt" | "exp" | "log" | "sin" | "cos" | "abs_float" | "mod_float" => " (float library functions are not supported)",
-        "min" | "max" | "abs" => " (define it in the program: the subset's Stdlib has only the primitives listed in the crate documentation)",
-        _ if name.starts_with("String.") || name.starts_with("Bytes.") || name.starts_with("Char.") => {
-            " (only the String, Bytes and Char functions listed in the crate documentation are supported)"
+        "exp" | "log" | "sin" | "cos" | "tan" | "mod_float" | "floor" | "ceil" | "float_of_string_opt" => {
+            " (float library functions other than `sqrt`, `abs_float` and `float_of_int` are not supported)"
+        }
+        _ if ["String.", "Bytes.", "Char.", "Int.", "Float."].iter().any(|m| name.starts_with(m)) => {
+            " (String, Bytes, Char, Int and Float functions are read from the installed compiler's sources: this one is not defined there, or is an external with no primitive in the interpreter)"
         }
         _ => "",
     }

@@ -52,10 +52,21 @@
 //! `s.[i]`, `^`, char comparisons, `String.length`/`get`/`unsafe_get`/`make`/`copy`/`sub`,
 //! `Bytes.create`/`make`/`length`/`get`/`set`/`unsafe_get`/`unsafe_set`/`copy`/`sub`/
 //! `sub_string`/`fill`/`blit`/`blit_string`/`to_string`/`of_string`/`unsafe_to_string`/
-//! `unsafe_of_string`/`unsafe_fill`/`unsafe_blit`, `Char.code`, `Char.chr`. Attributes
-//! (`[@inline never]`) are accepted and ignored. Anything else (other modules and other
-//! `String`/`Bytes` functions, `s.[i] <- c`, labels, objects) is refused with an error that
-//! names the construct and its line and column.
+//! `unsafe_of_string`/`unsafe_fill`/`unsafe_blit`, `Char.code`, `Char.chr`; and the other
+//! functions of `String`, `Bytes`, `Char`, `Int` and `Float` read from the installed
+//! compiler's sources (`stdlib_source`, `stdlib_link`): `String.init`/`iter`/`iteri`/
+//! `map`/`mapi`/`concat`/`split_on_char`/`index`/`index_opt`/`rindex`/`contains`/`trim`/
+//! `escaped`/`uppercase_ascii`/`fold_left`/`exists`/`for_all`/`blit`/…, the same in `Bytes`
+//! (and `Bytes.init`/`cat`/`to_string`), `Char.lowercase_ascii`/`uppercase_ascii`/`escaped`/
+//! `compare`, `Int.abs`/`min`/`max`/`add`/`logand`/…/`to_float`, `Float.of_int`/`to_int`/
+//! `sqrt`/`abs`/`add`/…/`is_nan`/`infinity`/…, `String.starts_with ~prefix`/`ends_with`;
+//! `Option.value`/`get`/`map`/`bind`/`fold`/`iter`/`is_some`/`is_none`/`equal`/`to_list`/….
+//! Not: `Seq`s, the binary accessors (`get_int16_le`, …), `extend`, and the externals that
+//! have no primitive here (`String.equal`, `Int.neg`, `Float.floor`/`max`/`min`/`pi`, …),
+//! refused with the function's name or its place in the Stdlib's source. Attributes
+//! (`[@inline never]`) are accepted and ignored. Anything else (other modules, a program's own
+//! `module`s, `s.[i] <- c`, objects) is refused with an error that names the construct and its
+//! line and column.
 //!
 //! `open M`, `let open M in e` and `M.(e)` of those Stdlib modules, and labelled and optional
 //! parameters and arguments (`~x`, `~x:p`, `?x`, `?(x = d)`; `~x:e`, `?x:e`) are compiled away
@@ -185,9 +196,12 @@
 //!   `StringGet`, `Bytes.set` `StringSet`, `String.length` `StringLength` (inline code: a
 //!   header load, the padding byte, a bounds check); the `unsafe_` forms `TupleMatch` and
 //!   `FieldSet`. The Stdlib's string functions written in OCaml (`^`, `Bytes.make`,
-//!   `Char.chr`, …) are counted through their 4.13 code (`prelude.rs`); their C externals count
+//!   `Char.chr`, …) are counted through their 4.13 code (`prelude.rs`), the others
+//!   (`String.init`, `String.concat`, `Bytes.map`, `Char.lowercase_ascii`, …) through the
+//!   installed `string.ml`, `bytes.ml`, `char.ml` (`stdlib_link`); their C externals count
 //!   `BytesCreate`, and `BytesCopy` + `BytesCopyWord` per 8 bytes moved or filled. The
-//!   wrappers ocamlopt inlines even at `-inline 0` (`Bytes.to_string`, `String.make`, …) count
+//!   wrappers ocamlopt inlines even at `-inline 0` (`Bytes.to_string`, `String.make`,
+//!   `String.init`, …) count
 //!   the call they make, not their own. A string of n bytes is 1 + (n + 8)/8 words.
 //! - **A reference that does not escape is a variable** (Simplif's `eliminate_ref`): `let x =
 //!   ref e in …` where `x` is only read with `!`, set with `:=`, `incr`ed or `decr`ed, outside
@@ -239,8 +253,10 @@
 //! `ir` → `lower` (+ `lower_data`, `lower_imperative`: the IR lowered to closures) run by
 //! `machine` (+ `machine_ops`, `value`), orchestrated by `program` on `worker` threads;
 //! `lower_string` the string and `bytes` primitives; `catalogue` is the list of constructs,
-//! `prims` the Stdlib primitives, `prelude` the Stdlib functions written in OCaml, `stdlib_source` the `List.…` and `Array.…` functions a
-//! program calls, taken from the installed compiler's own `list.ml` and `array.ml`.
+//! `prims` the Stdlib primitives, `prelude` the Stdlib functions written in OCaml, `stdlib_source` the `List.…`, `Array.…`,
+//! `String.…`, `Bytes.…`, `Char.…`, `Int.…` and `Float.…` functions a program calls, taken from
+//! the installed compiler's own `list.ml`, `array.ml`, `string.ml`, … (`stdlib_link` follows
+//! their aliases and externals).
 
 mod ast;
 mod boxing;
@@ -296,6 +312,7 @@ mod remembered;
 mod return_stack;
 mod scoped_walk;
 mod shared_checks;
+mod stdlib_link;
 mod stdlib_source;
 mod table_jump;
 mod tagged;

@@ -125,3 +125,22 @@ pub(crate) fn add_named_functions(
         }
     }
 }
+
+/// Renames the qualified names of `items` that [`crate::stdlib_link`] renames in a program's
+/// tokens (`String.blit` is `Bytes.blit_string`): an `open` qualifies names after those
+/// tokens were read.
+pub(crate) fn rename_qualified(
+    items: &mut [Item],
+    renames: &std::collections::BTreeMap<String, String>,
+) {
+    if renames.is_empty() {
+        return;
+    }
+    walk_items(items, &mut |e, _| {
+        if let ExprKind::Var(n) = &mut e.kind {
+            if let Some(to) = renames.get(n.as_str()) {
+                *n = to.clone();
+            }
+        }
+    });
+}

@@ -5,10 +5,12 @@
 //! `Bytes` functions from `bytes.ml`, the `String` ones from `string.ml` (whose `B.f … |>
 //! bts` is `Bytes.unsafe_to_string (Bytes.f …)`), `Char.chr` from `char.ml`; their externals
 //! are the interpreter's primitives (`Bytes.create`, `Bytes.unsafe_blit`, … in
-//! [`crate::prims`]). Unlike `List` and `Array` (see [`crate::stdlib_source`]) they are
-//! transcribed rather than read from the installed sources: those modules define their
-//! functions through `external` phrases, module aliases (`module B = Bytes`) and labels that the
-//! subset does not parse.
+//! [`crate::prims`]). The other functions of those modules are read from the installed
+//! sources ([`crate::stdlib_link`]); these few stay transcribed, deliberately: they are the
+//! same 4.13 code, their inlining at the call (`String.make`'s `B.make n c |> bts` is a call of
+//! `Bytes.make`, never a jump: [`NEVER_TAIL`]) is measured and digest-tested as it is, and the
+//! functions read from the sources that call them (`String.split_on_char`'s `sub`,
+//! `Bytes.apply1`'s `copy`) call these definitions, so each exists once.
 
 use crate::lexer::{Tok, Token};
 

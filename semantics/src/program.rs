@@ -349,13 +349,19 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
     let mut origins: Vec<(String, Option<String>)> =
         vec![(crate::prelude::FILE_NAME.to_string(), None); items.len()];
     let mut mentioned = crate::stdlib_source::mentioned(&toks);
-    if crate::open_module::opens_a_module(&toks) {
+    let opens = crate::open_module::opens_a_module(&toks);
+    if opens {
         // Parsed once more below, after the Stdlib's items, for node ids that follow theirs.
         let (opened, _, _) = parse(file, &toks, next_id)?;
         crate::open_module::add_named_functions(&opened, &mut mentioned);
     }
-    for (module, wanted) in mentioned {
-        let (module_file, module_toks) = crate::stdlib_source::needed_tokens(module, &wanted)?;
+    let (taken, renames) = crate::stdlib_source::load(mentioned)?;
+    for crate::stdlib_source::Taken {
+        module,
+        file: module_file,
+        toks: module_toks,
+    } in taken
+    {
         let (mut module_items, next, module_labels) = parse(&module_file, &module_toks, next_id)?;
         next_id = next;
         labels.extend(module_labels);
@@ -368,8 +374,14 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
         origins.extend(vec![(module_file, origin); module_items.len()]);
         items.extend(module_items);
     }
+    // `String.blit` is `Bytes.blit_string`, `String.unsafe_blit` a primitive of `Bytes`.
+    let toks = crate::stdlib_link::rename_program(toks, &renames);
     let prelude_items = items.len();
-    let (user, mut next_id, user_labels) = parse(file, &toks, next_id)?;
+    let (mut user, mut next_id, user_labels) = parse(file, &toks, next_id)?;
+    if opens {
+        // The names an `open` qualified, renamed as the tokens above were.
+        crate::open_module::rename_qualified(&mut user, &renames);
+    }
     labels.extend(user_labels);
     origins.extend(vec![(file.to_string(), None); user.len()]);
     items.extend(user);

@@ -4,12 +4,17 @@
 //! written here that could drift from it. `array.ml`'s externals are the interpreter's
 //! primitives of the same qualified names (`Array.length`, `Array.unsafe_get`,
 //! `Array.create`, …), so no `external` phrase is ever taken. `min` and `max`, called
-//! unqualified, come from `stdlib.ml` the same way, under their own names.
+//! unqualified, come from `stdlib.ml` the same way, under their own names. `String`, `Bytes`,
+//! `Char`, `Int` and `Float` are read the same way from `string.ml`, …, with their aliases
+//! (`module B = Bytes`, `let bts = B.unsafe_to_string`) and externals followed across files
+//! ([`crate::stdlib_link`]); a program's `String.blit` is renamed to what it aliases.
+//! `Option` is read from `option.ml` as `List` is (its labelled `value o ~default` and `fold
+//! ~none ~some` through [`crate::labels`]).
 //!
 //! **Phrases.** A module's source is tokenised whole (comments and the code commented out in
 //! them are skipped) and cut into phrases at every token in the first column; `and` in the
-//! first column continues a `let rec`. A `let` phrase defines the names after `let [rec]` and
-//! after each such `and`.
+//! first column continues a `let rec`, `|` a `match` whose arms start there (option.ml's
+//! `equal`). A `let` phrase defines the names after `let [rec]` and after each such `and`.
 //!
 //! **What is taken.** For each `List.f` the program mentions, the last phrase defining `f`,
 //! and, for every identifier a taken phrase mentions, the last phrase before it that defines
@@ -25,12 +30,27 @@
 use crate::ast::{Item, PatKind, Pattern};
 use crate::error::SemanticsError;
 use crate::lexer::{Kw, Tok, Token};
-use std::collections::BTreeSet;
+use crate::stdlib_link::{Linked, Meaning, Sources};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// The Stdlib modules whose functions a program may call, and their source files.
-pub(crate) const MODULES: &[(&str, &str)] = &[("List", "list.ml"), ("Array", "array.ml")];
+pub(crate) const MODULES: &[(&str, &str)] = &[
+    ("List", "list.ml"),
+    ("Array", "array.ml"),
+    ("Char", "char.ml"),
+    ("Int", "int.ml"),
+    ("Float", "float.ml"),
+    ("Bytes", "bytes.ml"),
+    ("String", "string.ml"),
+    ("Option", "option.ml"),
+];
+
+/// The modules whose phrases are linked across aliases and externals (see
+/// [`crate::stdlib_link`]), in an order where a module's phrases only need earlier ones':
+/// `string.ml`'s need `bytes.ml`'s, which need `char.ml`'s and `int.ml`'s.
+const LINKED: &[&str] = &["Char", "Int", "Float", "Bytes", "String"];
 
 /// The module of the values a program calls unqualified, and its source file.
 const PERVASIVES: (&str, &str) = ("Stdlib", "stdlib.ml");
@@ -120,8 +140,11 @@ fn phrases(toks: &[Token]) -> Vec<Phrase> {
         if matches!(t.tok, Tok::Eof) {
             break;
         }
-        let continues_rec = matches!(t.tok, Tok::Kw(Kw::And));
-        if t.pos.col == 1 && !continues_rec || out.is_empty() {
+        // `and` continues a `let rec`; `|` a `match` whose arms start in the first column
+        // (option.ml's `equal`).
+        let continues =
+            matches!(t.tok, Tok::Kw(Kw::And)) || matches!(&t.tok, Tok::Op(o) if o == "|");
+        if t.pos.col == 1 && !continues || out.is_empty() {
             out.push(Phrase {
                 toks: Vec::new(),
                 defines: Vec::new(),
@@ -146,12 +169,8 @@ fn phrases(toks: &[Token]) -> Vec<Phrase> {
     out
 }
 
-/// The phrases of `module` that the functions `wanted` need, in the file's order, as tokens
-/// (each phrase ends with `;;`), and the file they come from.
-pub(crate) fn needed_tokens(
-    module: &str,
-    wanted: &BTreeSet<String>,
-) -> Result<(String, Vec<Token>), SemanticsError> {
+/// The file of `module`'s source, as shown in errors, and its phrases.
+fn read_phrases(module: &str) -> Result<(String, Vec<Phrase>), SemanticsError> {
     let file_name = MODULES
         .iter()
         .chain([&PERVASIVES])
@@ -173,7 +192,167 @@ pub(crate) fn needed_tokens(
         message: e.message,
     })?;
     let toks = unqualify_constructors(toks);
-    let phrases = phrases(&toks);
+    Ok((shown, phrases(&toks)))
+}
+
+/// One module's taken phrases, as tokens (each phrase ends with `;;`), and their file.
+pub(crate) struct Taken {
+    pub module: &'static str,
+    pub file: String,
+    pub toks: Vec<Token>,
+}
+
+/// The Stdlib code a program that names the functions `wanted` (see [`mentioned`]) needs, module by module in the order
+/// they must be compiled, and the renames of its own `M.f` (`String.blit` is
+/// `Bytes.blit_string`; see [`crate::stdlib_link`]).
+pub(crate) fn load(
+    wanted: Vec<(&'static str, BTreeSet<String>)>,
+) -> Result<(Vec<Taken>, BTreeMap<String, String>), SemanticsError> {
+    let mut out = Vec::new();
+    for (module, names) in &wanted {
+        if !LINKED.contains(module) && *module != PERVASIVES.0 {
+            let (file, toks) = needed_tokens(module, names)?;
+            out.push(Taken { module, file, toks });
+        }
+    }
+    let linked: Vec<_> = wanted.iter().filter(|(m, _)| LINKED.contains(m)).collect();
+    let renames = if linked.is_empty() {
+        BTreeMap::new()
+    } else {
+        link(&linked, &mut out)?
+    };
+    if let Some((module, names)) = wanted.iter().find(|(m, _)| *m == PERVASIVES.0) {
+        let (file, toks) = needed_tokens(module, names)?;
+        out.push(Taken { module, file, toks });
+    }
+    Ok((out, renames))
+}
+
+/// The phrases of the [`LINKED`] modules that the functions `wanted` need, pushed on `out` in
+/// the order they compile, and the program's renames.
+fn link(
+    wanted: &[&(&'static str, BTreeSet<String>)],
+    out: &mut Vec<Taken>,
+) -> Result<BTreeMap<String, String>, SemanticsError> {
+    let mut store = Store {
+        modules: BTreeMap::new(),
+        prelude: crate::stdlib_link::prelude_functions(),
+        error: None,
+    };
+    let mut take = Vec::new();
+    let mut renames = BTreeMap::new();
+    for (module, names) in wanted {
+        for f in names {
+            let qualified = format!("{module}.{f}");
+            match crate::stdlib_link::meaning(&mut store, module, f, usize::MAX, &mut take) {
+                Meaning::Take(i) => take.push((module.to_string(), i)),
+                Meaning::Name(n) if n != qualified => {
+                    renames.insert(qualified, n);
+                }
+                Meaning::Name(_) | Meaning::Free => {}
+            }
+        }
+    }
+    let mut done: BTreeMap<(String, usize), Vec<Token>> = BTreeMap::new();
+    while let Some((module, i)) = take.pop() {
+        if done.contains_key(&(module.clone(), i)) {
+            continue;
+        }
+        let local = match store.phrases(&module) {
+            Some(phrases) => locally_defined(&phrases[i].toks),
+            None => continue,
+        };
+        let toks = crate::stdlib_link::rewrite(&mut store, &module, i, &local, &mut take);
+        done.insert((module, i), toks);
+    }
+    if let Some(e) = store.error {
+        return Err(e);
+    }
+    for module in LINKED {
+        let phrases: Vec<&Vec<Token>> = done
+            .iter()
+            .filter(|((m, _), _)| m == module)
+            .map(|(_, toks)| toks)
+            .collect();
+        if phrases.is_empty() {
+            continue;
+        }
+        let file = store.modules[*module]
+            .as_ref()
+            .map_or(String::new(), |(f, _)| f.clone());
+        out.push(Taken {
+            module,
+            file,
+            toks: terminated(phrases.into_iter()),
+        });
+    }
+    Ok(renames)
+}
+
+/// Each phrase followed by `;;`, then the end.
+fn terminated<'a>(phrases: impl Iterator<Item = &'a Vec<Token>>) -> Vec<Token> {
+    let mut out = Vec::new();
+    for toks in phrases {
+        out.extend(toks.iter().cloned());
+        let end = toks
+            .last()
+            .map_or(crate::ast::Pos { line: 1, col: 1 }, |t| t.pos);
+        out.push(Token::new(Tok::Op(";;".into()), end));
+    }
+    out.push(Token::new(Tok::Eof, crate::ast::Pos { line: 1, col: 1 }));
+    out
+}
+
+/// The linked modules' phrases, read when first needed.
+struct Store {
+    modules: BTreeMap<String, Option<(String, Vec<Linked>)>>,
+    prelude: BTreeSet<String>,
+    error: Option<SemanticsError>,
+}
+
+impl Sources for Store {
+    fn phrases(&mut self, module: &str) -> Option<&[Linked]> {
+        if !LINKED.contains(&module) {
+            return None;
+        }
+        if !self.modules.contains_key(module) {
+            let read = match read_phrases(module) {
+                Ok((file, phrases)) => Some((file, phrases.into_iter().map(linked).collect())),
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                    None
+                }
+            };
+            self.modules.insert(module.to_string(), read);
+        }
+        self.modules[module].as_ref().map(|(_, p)| &p[..])
+    }
+
+    fn prelude(&self) -> &BTreeSet<String> {
+        &self.prelude
+    }
+}
+
+fn linked(phrase: Phrase) -> Linked {
+    let (names, def) = crate::stdlib_link::classify(&phrase.toks);
+    Linked {
+        defines: if names.is_empty() {
+            phrase.defines
+        } else {
+            names
+        },
+        def,
+        toks: phrase.toks,
+    }
+}
+
+/// The phrases of `module` that the functions `wanted` need, in the file's order, as tokens
+/// (each phrase ends with `;;`), and the file they come from.
+fn needed_tokens(
+    module: &str,
+    wanted: &BTreeSet<String>,
+) -> Result<(String, Vec<Token>), SemanticsError> {
+    let (shown, phrases) = read_phrases(module)?;
     // The last phrase before `before` that defines `name`.
     let definer = |name: &str, before: usize| {
         (0..before)
@@ -204,17 +383,8 @@ pub(crate) fn needed_tokens(
             }
         }
     }
-    let mut out = Vec::new();
-    for (phrase, _) in phrases.iter().zip(&taken).filter(|(_, &t)| t) {
-        out.extend(phrase.toks.iter().cloned());
-        let end = phrase
-            .toks
-            .last()
-            .map_or(crate::ast::Pos { line: 1, col: 1 }, |t| t.pos);
-        out.push(Token::new(Tok::Op(";;".into()), end));
-    }
-    out.push(Token::new(Tok::Eof, crate::ast::Pos { line: 1, col: 1 }));
-    Ok((shown, out))
+    let taken = phrases.iter().zip(&taken).filter(|(_, &t)| t);
+    Ok((shown, terminated(taken.map(|(p, _)| &p.toks))))
 }
 
 /// The names a phrase defines with a nested `let [rec]` or `and` (not in the first column): its

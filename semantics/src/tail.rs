@@ -52,13 +52,19 @@ pub(crate) fn mark(e: &mut Expr, tail: bool) {
             args,
             tail: t,
         } => {
-            // An identity external (`Bytes.unsafe_to_string`, `Char.code`) is no code: its
-            // argument is where the value is computed (string.ml's `B.make n c |> bts`).
+            // An identity external is no code: under `%identity` (`Char.code`, `Char.unsafe_chr`,
+            // `int_of_char`) the argument is where the value is computed, a jump in tail
+            // position. `%bytes_to_string` and `%bytes_of_string` are no code either, but
+            // ocamlopt 4.13 keeps the call under them a call (`Bytes.unsafe_to_string
+            // (Bytes.make n c)` is `call …Bytes__make; ret`, read off `-S -inline 0`), as
+            // string.ml's `B.init n f |> bts` is.
             let identity = matches!(&func.kind, ExprKind::Var(f)
                 if crate::prims::lookup(f).is_some_and(|p| p.prim == crate::prims::Prim::Identity));
             if identity && args.len() == 1 {
+                let conversion = matches!(&func.kind, ExprKind::Var(f)
+                    if f == "Bytes.unsafe_to_string" || f == "Bytes.unsafe_of_string");
                 *t = false;
-                mark(&mut args[0], tail);
+                mark(&mut args[0], tail && !conversion);
                 return;
             }
             let never_tail = matches!(&func.kind, ExprKind::Var(f)

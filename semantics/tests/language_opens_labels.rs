@@ -122,7 +122,32 @@ let run l =
   let g = clamp ~lo:0 ~hi:5 in
   let d = fold_left (fun acc x -> acc + g x + pick x + pick ~default:2 x) 0 l in
   let opt = if a > 0 then Some 1 else None in
-  a + b + c + d + pick ?default:opt 5 + Array.(length (of_list l))
+  let e = Option.value ~default:0 (List.find_opt (fun x -> x > 3) l) in
+  let f = Option.fold ~none:1 ~some:(fun x -> 2 * x) (if d > 0 then Some d else None) in
+  let s = String.concat \",\" (map (fun x -> String.make (1 + abs x mod 3) (Char.chr 116)) (rev l)) in
+  let t = (if String.starts_with ~prefix:\"tr\" s then 1 else 0) + String.(length (uppercase_ascii s)) in
+  a + b + c + d + e + f + t + pick ?default:opt 5 + Array.(length (of_list l))
 ";
     common::assert_agrees_with_native("opens_labels.ml", source, &[0, 1, 7, 100, 1000]);
+}
+
+#[test]
+fn option_functions_count_as_option_ml_writes_them() {
+    // option.ml: `let value o ~default = match o with Some v -> v | None -> default` and
+    // `let map f o = match o with None -> None | Some v -> Some (f v)`; the same code written
+    // in the program counts the same but for one call an element: `ocamlopt -inline 0 -S`
+    // calls the program's `value` and `map` and `Option.map`, but inlines `Option.value`,
+    // small enough for the Stdlib's own build to have put its body in option.cmx.
+    let written = format!(
+        "let value o ~default = match o with Some v -> v | None -> default
+let map f o = match o with None -> None | Some v -> Some (f v)
+{INPUT}let run l = List.fold_left (fun acc x -> acc + value (map (fun y -> y + 1) (if x > 50 then Some x else None)) ~default:0) 0 l"
+    );
+    let stdlib = format!(
+        "{INPUT}let run l = List.fold_left (fun acc x -> acc + Option.value (Option.map (fun y -> y + 1) (if x > 50 then Some x else None)) ~default:0) 0 l"
+    );
+    let mut expected = count(&written, 200);
+    assert!(expected["FunApp"] >= 400, "value and map per element");
+    *expected.get_mut("FunApp").unwrap() -= 200;
+    assert_eq!(count(&stdlib, 200), expected);
 }

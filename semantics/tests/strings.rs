@@ -163,11 +163,19 @@ let run n =
 
 #[test]
 fn other_string_functions_are_refused_by_name() {
-    let source = "let input n = n\nlet run n = String.concat \",\" []";
+    // `String.equal` is `external equal : string -> string -> bool = "caml_string_equal"`, a
+    // C call the interpreter has no primitive for.
+    let source = "let input n = n\nlet run n = String.equal \"a\" \"b\"";
     let e = semantics::Program::from_source("t.ml", source).unwrap_err();
     assert!(
-        e.to_string()
-            .contains("unbound value String.concat (only the String, Bytes and Char functions"),
+        e.to_string().contains("unbound value String.equal (String, Bytes, Char, Int and Float functions are read from the installed compiler's sources"),
+        "{e}"
+    );
+    // `to_seq` builds a `Seq.t`: the error is at its use of `Seq` in bytes.ml, where it is.
+    let source = "let input n = n\nlet run n = String.to_seq \"abc\"";
+    let e = semantics::Program::from_source("t.ml", source).unwrap_err();
+    assert!(
+        e.to_string().contains("bytes.ml") && e.to_string().contains("Seq"),
         "{e}"
     );
     let source = "let input n = n\nlet run n = Buffer.create n";
