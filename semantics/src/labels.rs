@@ -143,6 +143,16 @@ fn match_arguments(
             Some(l) => labelled.push((l, arg)),
         }
     }
+    if let Some((label, _)) = labelled.iter().find(|(label, _)| {
+        !params.iter().any(
+            |p| matches!(p, ParamLabel::Labelled(l) | ParamLabel::Optional(l) if l == label.name()),
+        )
+    }) {
+        return fail(format!(
+            "the function has no parameter labelled `{}`",
+            label.name()
+        ));
+    }
     // OCaml lets a total application leave its labels out: the arguments then go in order.
     let required = params
         .iter()
@@ -191,10 +201,7 @@ fn match_arguments(
         }
     }
     if let Some((label, _)) = labelled.first() {
-        return fail(format!(
-            "the function has no parameter labelled `{}`",
-            label.name()
-        ));
+        return fail(format!("`{}` is given twice", label.name()));
     }
     out.extend(positional);
     Ok(out)

@@ -90,6 +90,11 @@ fn unsupported_constructs_are_named() {
             "a partial application leaving out the labelled parameter `~x`",
         ),
         ("let f x = lazy x", "1:11", "`lazy`"),
+        (
+            "let rec f ~x = f ~y:1",
+            "1:16",
+            "the function has no parameter labelled `y`",
+        ),
         ("open Hashtbl", "1:6", "opening `Hashtbl`"),
         ("let f l = let open Queue in l", "1:20", "opening `Queue`"),
         (
