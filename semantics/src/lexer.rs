@@ -7,6 +7,8 @@
 
 use crate::ast::{Inline, Pos};
 
+mod number;
+
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Tok {
     /// Lower-case identifier or `_`-prefixed name (`x`, `fold_left`, `x'`).
@@ -295,86 +297,6 @@ impl<'a> Lexer<'a> {
             }
         }
         String::from_utf8(bytes).or_else(|_| self.error(start, "string literal is not valid UTF-8"))
-    }
-
-    fn number(&mut self, pos: Pos) -> Result<Tok, LexError> {
-        let start = self.at;
-        let radix = if self.peek(0) == b'0'
-            && matches!(self.peek(1), b'x' | b'X' | b'o' | b'O' | b'b' | b'B')
-        {
-            let r = match self.peek(1) {
-                b'x' | b'X' => 16,
-                b'o' | b'O' => 8,
-                _ => 2,
-            };
-            self.bump();
-            self.bump();
-            r
-        } else {
-            10
-        };
-        let mut is_float = false;
-        while self.at < self.src.len() {
-            let c = self.peek(0);
-            let ok = match c {
-                b'0'..=b'9' | b'_' => true,
-                b'a'..=b'f' | b'A'..=b'F' if radix == 16 => true,
-                b'.' if radix == 10 => {
-                    is_float = true;
-                    true
-                }
-                b'e' | b'E' if radix == 10 => {
-                    is_float = true;
-                    if matches!(self.peek(1), b'+' | b'-') {
-                        self.bump();
-                    }
-                    true
-                }
-                _ => false,
-            };
-            if !ok {
-                break;
-            }
-            self.bump();
-        }
-        if self.peek(0).is_ascii_alphabetic() {
-            let suffix = self.peek(0) as char;
-            if self.library {
-                self.bump();
-                return Ok(Tok::Op(format!("<{suffix}-suffixed literal>")));
-            }
-            return self.error(
-                pos,
-                format!("unsupported: number literal with suffix '{suffix}' (only int and float)"),
-            );
-        }
-        let text: String = std::str::from_utf8(&self.src[start..self.at])
-            .unwrap_or("")
-            .chars()
-            .filter(|&c| c != '_')
-            .collect();
-        if is_float {
-            return text
-                .parse::<f64>()
-                .map(Tok::Float)
-                .or_else(|_| self.error(pos, format!("bad float literal {text}")));
-        }
-        let digits = if radix == 10 { &text[..] } else { &text[2..] };
-        // OCaml ints are 63-bit; literals up to 2^62 - 1 (decimal) or 2^63 - 1 (hex, wrapping) are accepted.
-        let value = u64::from_str_radix(digits, radix).ok().filter(|v| {
-            if radix == 10 {
-                *v <= (1u64 << 62) // 2^62 itself is allowed only as the operand of unary minus
-            } else {
-                *v < (1u64 << 63)
-            }
-        });
-        match value {
-            Some(v) => Ok(Tok::Int(crate::value::wrap63(v as i64))),
-            None => self.error(
-                pos,
-                format!("integer literal {text} exceeds the range of OCaml's 63-bit int"),
-            ),
-        }
     }
 
     fn next_token(&mut self) -> Result<Option<Token>, LexError> {

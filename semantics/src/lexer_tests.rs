@@ -72,6 +72,24 @@ fn numbers() {
 }
 
 #[test]
+fn hexadecimal_floats() {
+    // float.ml's `pi`, and 1.5 × 2, 16 × 2⁻⁴, 10: the mantissa's hex digits over 4 bits each
+    // of fraction, scaled by the binary exponent.
+    assert_eq!(
+        toks("0x1.921fb54442d18p+1 0x1.8p1 0x10p-4 0xAp0 0x.8p0"),
+        vec![
+            Tok::Float(std::f64::consts::PI),
+            Tok::Float(3.0),
+            Tok::Float(1.0),
+            Tok::Float(10.0),
+            Tok::Float(0.5),
+            Tok::Eof
+        ]
+    );
+    assert!(tokenize("0x1.p").is_err());
+}
+
+#[test]
 fn operators_are_maximal_munch() {
     assert_eq!(
         toks("a::b|>c"),

@@ -62,7 +62,7 @@
 //! `sqrt`/`abs`/`add`/…/`is_nan`/`infinity`/…, `String.starts_with ~prefix`/`ends_with`;
 //! `Option.value`/`get`/`map`/`bind`/`fold`/`iter`/`is_some`/`is_none`/`equal`/`to_list`/….
 //! Not: `Seq`s, the binary accessors (`get_int16_le`, …), `extend`, and the externals that
-//! have no primitive here (`String.equal`, `Int.neg`, `Float.floor`/`max`/`min`/`pi`, …),
+//! have no primitive here (`String.equal`, `Int.neg`, `Float.floor`/`max`/`min`, …),
 //! refused with the function's name or its place in the Stdlib's source. Attributes
 //! (`[@inline never]`) are accepted and ignored. Anything else (other modules, a program's own
 //! `module`s, `s.[i] <- c`, objects) is refused with an error that names the construct and its
