@@ -64,11 +64,14 @@
 //! Not: `Seq`s, the binary accessors (`get_int16_le`, …), `extend`, and the externals that
 //! have no primitive here (`String.equal`, `Int.neg`, `Float.floor`/`max`/`min`, …),
 //! refused with the function's name or its place in the Stdlib's source. Attributes
-//! (`[@inline never]`) are accepted and ignored. Anything else (other modules, a program's own
-//! `module`s, `s.[i] <- c`, objects) is refused with an error that names the construct and its
-//! line and column.
+//! (`[@inline never]`) are accepted and ignored. Anything else (other Stdlib modules, functors,
+//! `s.[i] <- c`, objects) is refused with an error that names the construct and its line and
+//! column.
 //!
-//! `open M`, `let open M in e` and `M.(e)` of those Stdlib modules, and labelled and optional
+//! A program's own modules — `module M = struct … end`, nested, with a signature (read past),
+//! aliases (`module L = List`), `M.x`, `M.C`, `M.t`, `r.M.f` — are flattened into the program
+//! as ocamlopt compiles a structure nested in a unit (`user_module.rs`). `open M`, `let open M
+//! in e` and `M.(e)` of them and of the Stdlib modules above, and labelled and optional
 //! parameters and arguments (`~x`, `~x:p`, `?x`, `?(x = d)`; `~x:e`, `?x:e`) are compiled away
 //! before typing: see `open_module.rs` and `labels.rs`.
 //!
@@ -302,6 +305,7 @@ mod parser;
 mod parser_app;
 mod parser_expr;
 mod parser_imperative;
+mod parser_module;
 mod parser_pat;
 mod parser_types;
 mod poll;
@@ -318,6 +322,7 @@ mod table_jump;
 mod tagged;
 mod tail;
 mod types;
+mod user_module;
 mod value;
 mod worker;
 

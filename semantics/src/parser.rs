@@ -29,6 +29,8 @@ pub(crate) struct Parser<'t> {
     depth: u32,
     /// The labels of the labelled functions and applications read so far.
     pub(crate) labels: crate::labels::Labels,
+    /// The program's own modules and the names they declare, where the parser reads.
+    pub(crate) modules: crate::user_module::Scope,
 }
 
 pub(crate) fn describe(tok: &Tok) -> String {
@@ -71,6 +73,7 @@ impl<'t> Parser<'t> {
             next_id: first_id,
             depth: 0,
             labels: Default::default(),
+            modules: Default::default(),
         }
     }
 
@@ -223,52 +226,66 @@ impl<'t> Parser<'t> {
         }
     }
 
-    /// The module named by the current token, for `open`: one the subset knows (see
-    /// [`crate::open_module`]), with the names its source defines.
+    /// The module named by the current token, for `open`: one of the program's (whose
+    /// constructors, types and fields are then in scope until [`crate::user_module::Scope::close_frames`])
+    /// or a Stdlib module the subset knows (see [`crate::open_module`]), with the values it
+    /// defines.
     pub(crate) fn opened_module(&mut self) -> PResult<crate::open_module::Opened> {
         let pos = self.pos();
         let Tok::Uident(module) = self.peek().clone() else {
             return self.unexpected("a module name");
         };
         self.advance();
+        let module = match self.user_module_path(&module)? {
+            Some(m) if !m.stdlib => {
+                self.modules.open(&m);
+                return Ok(crate::open_module::Opened::of_names(&m.path, m.values));
+            }
+            Some(alias) => alias.path,
+            None => module,
+        };
         if !crate::open_module::openable(&module) {
             return self.unsupported(
                 pos,
-                format!("opening `{module}` (only the Stdlib modules the subset supports)"),
+                format!("opening `{module}` (only the program's modules and the Stdlib modules the subset supports)"),
             );
         }
         crate::open_module::Opened::read(&module).or_else(|why| self.unsupported(pos, why))
     }
 
-    /// Rejects `M.x`: the subset has no modules.
-    pub(crate) fn check_not_module_path(&self, name: &str, pos: Pos) -> PResult<()> {
-        if self.is_op(".") {
-            return self.unsupported(pos, format!("module paths such as `{name}.…` (modules)"));
-        }
-        Ok(())
-    }
-
     // ----- items -----
 
     pub(crate) fn program(&mut self) -> PResult<Vec<Item>> {
+        self.structure_items(false)
+    }
+
+    /// The items of the program, or of a structure up to its `end` (read) when `inside`.
+    pub(crate) fn structure_items(&mut self, inside: bool) -> PResult<Vec<Item>> {
         let mut items = Vec::new();
-        // Each top-level `open`, with the index of the first item in its scope.
+        // Each `open`, with the index of the first item in its scope.
         let mut opens = Vec::new();
         loop {
             while self.eat_op(";;") {}
-            match self.peek() {
-                Tok::Eof => {
-                    // The last `open` first: a name it qualifies is no longer one an earlier
-                    // `open` could take.
-                    for (first, opened) in opens.iter().rev() {
-                        crate::open_module::Opened::qualify_items(opened, &mut items[*first..]);
-                    }
-                    return Ok(items);
+            let end = if inside {
+                self.eat_kw(Kw::End)
+            } else {
+                matches!(self.peek(), Tok::Eof)
+            };
+            if end {
+                // The last `open` first: a name it qualifies is no longer one an earlier
+                // `open` could take.
+                for (first, opened) in opens.iter().rev() {
+                    crate::open_module::Opened::qualify_items(opened, &mut items[*first..]);
                 }
+                return Ok(items);
+            }
+            match self.peek() {
+                Tok::Eof => return self.unexpected("`end` (of the structure)"),
                 Tok::Kw(Kw::Unsupported("open")) => {
                     self.advance();
                     opens.push((items.len(), self.opened_module()?));
                 }
+                Tok::Kw(Kw::Unsupported("module")) => items.extend(self.module_item()?),
                 Tok::Kw(Kw::Let) => items.push(self.let_item()?),
                 Tok::Kw(Kw::Type) => items.push(self.type_item()?),
                 Tok::Kw(Kw::Exception) => {

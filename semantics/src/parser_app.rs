@@ -5,6 +5,7 @@ use crate::ast::*;
 use crate::labels::{ArgLabel, ParamLabel};
 use crate::lexer::{Kw, Tok};
 use crate::parser::{PResult, Parser};
+use crate::parser_module::Capitalised;
 
 /// An optional parameter's default, for the `let` that starts its function's body.
 pub(crate) struct Default {
@@ -26,19 +27,21 @@ impl Parser<'_> {
         let mut head = None;
         if let Tok::Uident(name) = self.peek().clone() {
             self.advance();
-            head = self.module_value(&name, pos)?;
-            if head.is_some() {
+            match self.capitalised(name, pos)? {
                 // `Array.f …`: an application of a function, below.
-            } else if !self.starts_simple_expr() {
-                return Ok(self.mk(pos, ExprKind::Constr(name, None)));
-            } else {
-                let arg = self.simple_expr()?;
-                if self.starts_simple_expr() {
-                    return self.syntax(format!(
-                        "constructor {name} is applied to more than one argument (use a tuple)"
-                    ));
+                Capitalised::Value(e) => head = Some(e),
+                Capitalised::Constructor(name) if !self.starts_simple_expr() => {
+                    return Ok(self.mk(pos, ExprKind::Constr(name, None)));
                 }
-                return Ok(self.mk(pos, ExprKind::Constr(name, Some(Box::new(arg)))));
+                Capitalised::Constructor(name) => {
+                    let arg = self.simple_expr()?;
+                    if self.starts_simple_expr() {
+                        return self.syntax(format!(
+                            "constructor {name} is applied to more than one argument (use a tuple)"
+                        ));
+                    }
+                    return Ok(self.mk(pos, ExprKind::Constr(name, Some(Box::new(arg)))));
+                }
             }
         }
         let head = match head {
@@ -60,11 +63,13 @@ impl Parser<'_> {
                 // only when parenthesised, so a bare constructor here is an argument of its own.
                 let p = self.pos();
                 self.advance();
-                if let Some(f) = self.module_value(&name, p)? {
-                    args.push(f);
-                    continue;
+                match self.capitalised(name, p)? {
+                    Capitalised::Value(f) => {
+                        let f = self.postfix(f)?;
+                        args.push(f)
+                    }
+                    Capitalised::Constructor(c) => args.push(self.mk(p, ExprKind::Constr(c, None))),
                 }
-                args.push(self.mk(p, ExprKind::Constr(name, None)));
                 continue;
             }
             args.push(self.simple_expr()?);

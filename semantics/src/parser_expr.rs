@@ -5,6 +5,7 @@
 use crate::ast::*;
 use crate::lexer::{Kw, Tok};
 use crate::parser::{PResult, Parser};
+use crate::parser_module::Capitalised;
 
 /// Binding power of a prefix minus: tighter than every infix operator (`-a ** b` is
 /// `(-a) ** b`), looser than application (`- f x` is `-(f x)`).
@@ -363,9 +364,11 @@ impl Parser<'_> {
         self.expect_kw(Kw::Let, "let")?;
         if matches!(self.peek(), Tok::Kw(Kw::Unsupported("open"))) {
             self.advance();
+            let frames = self.modules.frame_count();
             let opened = self.opened_module()?;
             self.expect_kw(Kw::In, "in")?;
             let mut body = self.seq_expr()?;
+            self.modules.close_frames(frames);
             opened.qualify_expr(&mut body);
             return Ok(body);
         }
@@ -420,10 +423,10 @@ impl Parser<'_> {
             }
             Tok::Uident(name) => {
                 self.advance();
-                if let Some(e) = self.module_value(&name, pos)? {
-                    return Ok(e);
+                match self.capitalised(name, pos)? {
+                    Capitalised::Value(e) => return Ok(e),
+                    Capitalised::Constructor(c) => ExprKind::Constr(c, None),
                 }
-                ExprKind::Constr(name, None)
             }
             Tok::Op(o) if o == "{" => return self.record_expr(),
             Tok::Op(o) if o == "[|" => return self.array_expr(),

@@ -17,36 +17,36 @@ impl Parser<'_> {
 
     /// `Array.f` or `List.f` (the module is the current token) as the variable of that name:
     /// the interpreter's primitive (`Array.length`, `Array.make`, …) or the function read
-    /// from the Stdlib's sources (see [`crate::stdlib_source`]); any other module path is
-    /// refused.
+    /// from the Stdlib's sources (see [`crate::stdlib_source`]); `None` for a module that is
+    /// no Stdlib module (see [`Parser::capitalised`]).
     pub(crate) fn module_value(&mut self, module: &str, pos: Pos) -> PResult<Option<Expr>> {
         if !self.is_op(".") {
             return Ok(None);
         }
-        if crate::stdlib_source::MODULES
+        let stdlib = crate::stdlib_source::MODULES
             .iter()
             .any(|(m, _)| *m == module)
-            || crate::prelude::MODULES.contains(&module)
-        {
-            if let Tok::Ident(f) = self.peek_at(1).clone() {
-                self.advance();
-                self.advance();
-                return Ok(Some(self.node(pos, ExprKind::Var(format!("{module}.{f}")))));
-            }
-            if matches!(self.peek_at(1), Tok::Op(o) if o == "(") {
-                // `List.(e)`: `e` with `List` opened.
-                let opened = crate::open_module::Opened::read(module)
-                    .or_else(|why| self.unsupported(pos, why))?;
-                self.advance();
-                self.advance();
-                let mut e = self.seq_expr()?;
-                self.expect_op(")")?;
-                opened.qualify_expr(&mut e);
-                return Ok(Some(e));
-            }
+            || crate::prelude::MODULES.contains(&module);
+        if !stdlib {
+            return Ok(None);
         }
-        self.check_not_module_path(module, pos)?;
-        Ok(None)
+        if let Tok::Ident(f) = self.peek_at(1).clone() {
+            self.advance();
+            self.advance();
+            return Ok(Some(self.node(pos, ExprKind::Var(format!("{module}.{f}")))));
+        }
+        if matches!(self.peek_at(1), Tok::Op(o) if o == "(") {
+            // `List.(e)`: `e` with `List` opened.
+            let opened = crate::open_module::Opened::read(module)
+                .or_else(|why| self.unsupported(pos, why))?;
+            self.advance();
+            self.advance();
+            let mut e = self.seq_expr()?;
+            self.expect_op(")")?;
+            opened.qualify_expr(&mut e);
+            return Ok(Some(e));
+        }
+        self.unsupported(pos, format!("this use of `{module}.`"))
     }
 
     /// `assert cond` as Translcore compiles it: `if cond then () else raise (Assert_failure
@@ -87,9 +87,9 @@ impl Parser<'_> {
         while self.is_op(".") {
             let pos = self.pos();
             match self.peek_at(1).clone() {
-                Tok::Ident(f) => {
+                Tok::Ident(_) | Tok::Uident(_) => {
                     self.advance();
-                    self.advance();
+                    let f = self.field_name()?;
                     let start = e.pos;
                     e = self.node(start, ExprKind::Field(Box::new(e), f));
                 }
@@ -174,9 +174,10 @@ impl Parser<'_> {
     pub(crate) fn record_expr(&mut self) -> PResult<Expr> {
         let pos = self.pos();
         self.expect_op("{")?;
-        let base = if !matches!(self.peek(), Tok::Ident(_))
-            || matches!(self.peek_at(1), Tok::Kw(Kw::With))
-        {
+        let starts_field = matches!(self.peek(), Tok::Ident(_))
+            && !matches!(self.peek_at(1), Tok::Kw(Kw::With))
+            || self.qualified_field_ahead();
+        let base = if !starts_field {
             let e = self.atom()?;
             let e = self.postfix(e)?;
             self.expect_kw(Kw::With, "with")?;
@@ -187,12 +188,13 @@ impl Parser<'_> {
         let mut fields = Vec::new();
         loop {
             let fpos = self.pos();
-            let name = self.ident("a field name")?;
+            let written = self.field_written();
+            let name = self.field_name()?;
             let value = if self.eat_op("=") {
                 self.expr()?
             } else {
                 // `{ x; … }` is `{ x = x; … }`.
-                self.node(fpos, ExprKind::Var(name.clone()))
+                self.node(fpos, ExprKind::Var(written))
             };
             fields.push((name, value));
             if !self.eat_op(";") || self.is_op("}") {
@@ -281,18 +283,20 @@ impl Parser<'_> {
                 break;
             }
             let fpos = self.pos();
-            let name = self.ident("a field name")?;
-            if name == "_" {
+            if matches!(self.peek(), Tok::Ident(s) if s == "_") {
+                self.advance();
                 self.eat_op(";");
                 continue;
             }
+            let written = self.field_written();
+            let name = self.field_name()?;
             let pat = if self.eat_op("=") {
                 self.pattern()?
             } else {
                 Pattern {
                     id: self.fresh_id(),
                     pos: fpos,
-                    kind: PatKind::Var(name.clone()),
+                    kind: PatKind::Var(written),
                 }
             };
             fields.push((name, pat));
@@ -316,6 +320,7 @@ impl Parser<'_> {
             let pos = self.pos();
             let mutable = self.eat_kw(Kw::Mutable);
             let name = self.ident("a field name")?;
+            let name = self.modules.declare(crate::user_module::Kind::Field, &name);
             self.expect_op(":")?;
             let ty = self.type_expr()?;
             fields.push(FieldDecl {

@@ -70,7 +70,7 @@ impl Parser<'_> {
         if let Tok::Uident(name) = self.peek().clone() {
             let pos = self.pos();
             self.advance();
-            self.check_not_module_path(&name, pos)?;
+            let name = self.constructor_path(name, pos)?;
             let arg = if self.starts_simple_pattern() {
                 Some(Box::new(self.simple_pattern()?))
             } else {
@@ -117,8 +117,7 @@ impl Parser<'_> {
             }
             Tok::Uident(name) => {
                 self.advance();
-                self.check_not_module_path(&name, pos)?;
-                PatKind::Constr(name, None)
+                PatKind::Constr(self.constructor_path(name, pos)?, None)
             }
             Tok::Int(i) => {
                 self.advance();

@@ -3,15 +3,50 @@
 use crate::ast::*;
 use crate::lexer::{Kw, Tok};
 use crate::parser::{PResult, Parser};
+use crate::user_module::Kind;
 
 impl Parser<'_> {
     pub(crate) fn type_item(&mut self) -> PResult<Item> {
+        self.declare_type_group();
         self.expect_kw(Kw::Type, "type")?;
         let mut decls = vec![self.type_decl()?];
         while self.eat_kw(Kw::And) {
             decls.push(self.type_decl()?);
         }
         Ok(Item::Type(decls))
+    }
+
+    /// Declares the names a `type … and …` group defines (the `type` is the current token)
+    /// before its bodies are read: each is in scope in all of them.
+    fn declare_type_group(&mut self) {
+        let mut i = 1;
+        loop {
+            // The parameters: `'a`, `('a, 'b)`.
+            if matches!(self.peek_at(i), Tok::TyVar(_)) {
+                i += 1;
+            } else if matches!(self.peek_at(i), Tok::Op(o) if o == "(") {
+                while !matches!(self.peek_at(i), Tok::Op(o) if o == ")" )
+                    && !matches!(self.peek_at(i), Tok::Eof)
+                {
+                    i += 1;
+                }
+                i += 1;
+            }
+            if let Tok::Ident(name) = self.peek_at(i).clone() {
+                self.modules.declare(Kind::Type, &name);
+            }
+            loop {
+                i += 1;
+                match self.peek_at(i) {
+                    Tok::Kw(Kw::And) => break,
+                    Tok::Kw(Kw::Let | Kw::Type | Kw::Exception | Kw::End | Kw::Unsupported(_))
+                    | Tok::Eof => return,
+                    Tok::Op(o) if o == ";;" => return,
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
     }
 
     pub(crate) fn type_decl(&mut self) -> PResult<TypeDecl> {
@@ -33,11 +68,12 @@ impl Parser<'_> {
             }
             self.expect_op(")")?;
         }
-        let name = self.ident("a type name")?;
+        let written = self.ident("a type name")?;
+        let name = self.modules.resolve(Kind::Type, &written);
         if !self.eat_op("=") {
             return self.unsupported(
                 pos,
-                format!("abstract type `{name}` (a type needs a definition)"),
+                format!("abstract type `{written}` (a type needs a definition)"),
             );
         }
         let is_variant = self.is_op("|")
@@ -74,7 +110,7 @@ impl Parser<'_> {
         let name = match self.peek().clone() {
             Tok::Uident(s) => {
                 self.advance();
-                s
+                self.modules.declare(Kind::Constructor, &s)
             }
             Tok::Op(o) if o == "(" => {
                 return self.unsupported(pos, "operator constructors such as `(::)`")
@@ -147,11 +183,11 @@ impl Parser<'_> {
                     kind: TypeExprKind::Wildcard,
                 }]
             }
-            Tok::Ident(s) => {
-                self.advance();
+            Tok::Ident(_) | Tok::Uident(_) => {
+                let name = self.type_name()?.expect("a type name starts here");
                 vec![TypeExpr {
                     pos,
-                    kind: TypeExprKind::Con(s, Vec::new()),
+                    kind: TypeExprKind::Con(name, Vec::new()),
                 }]
             }
             Tok::Op(o) if o == "(" => {
@@ -163,18 +199,13 @@ impl Parser<'_> {
                 self.expect_op(")")?;
                 inner
             }
-            Tok::Uident(m) => {
-                return self.unsupported(pos, format!("module paths in types (`{m}.…`)"))
-            }
             _ => return self.unexpected("a type"),
         };
         loop {
-            let name = match self.peek() {
-                Tok::Ident(s) if s != "_" => s.clone(),
-                _ => break,
-            };
             let p = self.pos();
-            self.advance();
+            let Some(name) = self.type_name()? else {
+                break;
+            };
             args = vec![TypeExpr {
                 pos: p,
                 kind: TypeExprKind::Con(name, std::mem::take(&mut args)),
