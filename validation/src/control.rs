@@ -208,7 +208,7 @@ mod tests {
         let mut names: Vec<String> = programs.iter().map(|p| p.name.clone()).collect();
         names.sort();
         assert_eq!(names, expected);
-        assert_eq!(names.len(), 88, "the README's count of control programs");
+        assert_eq!(names.len(), 89, "the README's count of control programs");
         for pair in [
             "fact-vs-tailfact",
             "append-one-vs-two",
