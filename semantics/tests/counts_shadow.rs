@@ -85,3 +85,17 @@ let run l =
     assert_eq!(shadowed(source, 10), 4 * 10 * 14 + 3 * 18 + 17);
     assert_eq!(shadowed(source, 20) - shadowed(source, 10), 4 * 10 * 14);
 }
+
+#[test]
+fn a_call_through_caml_apply_hides_no_more_than_a_direct_one() {
+    // `f` is a parameter: each element calls `caml_apply2`, which jumps to the closure's code
+    // (one call, one return). Beside it, far more than 36 instructions of arithmetic: 18 hide,
+    // not twice that.
+    let source = "
+let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
+let rec fold f acc l = match l with [] -> acc | x :: t -> fold f (f acc x) t
+let input n = range n []
+let run l = fold (fun acc x -> acc + x * x * 5 + (x lxor 7) * x + (x lxor 3) * acc + (acc lxor x) * x) 0 l";
+    assert_eq!(common::count_of(source, 100, "ApplyN"), 100);
+    assert_eq!(shadowed(source, 100), 100 * 18);
+}
