@@ -119,12 +119,12 @@ impl Parser<'_> {
                     if depth == 0 {
                         self.advance();
                         if self.is_kw(Kw::With) {
-                            break;
+                            return self.skip_constraints();
                         }
                         return Ok(());
                     }
                 }
-                Tok::Kw(Kw::With) if depth == 0 => break,
+                Tok::Kw(Kw::With) if depth == 0 => return self.skip_constraints(),
                 Tok::Op(o) if depth == 0 && (o == "=" || o == ";;") => return Ok(()),
                 Tok::Kw(Kw::Let | Kw::Type | Kw::Exception | Kw::Unsupported("module"))
                     if depth == 0 =>
@@ -135,7 +135,36 @@ impl Parser<'_> {
             }
             self.advance();
         }
-        self.unsupported(self.pos(), "`with` constraints on a module type")
+    }
+
+    /// Reads past `with type t = u and type 'a v := w …` after a module type (the `with` is the
+    /// current token): a type expression has no `=`, so each ends at the next `and` or `=`.
+    fn skip_constraints(&mut self) -> PResult<()> {
+        self.advance();
+        loop {
+            if !self.eat_kw(Kw::Type) {
+                return self.unsupported(self.pos(), "`with module` constraints");
+            }
+            while !self.is_op("=") && !self.is_op(":=") {
+                if matches!(self.peek(), Tok::Eof) {
+                    return self.unexpected("`=` in the constraint");
+                }
+                self.advance();
+            }
+            self.advance();
+            loop {
+                match self.peek() {
+                    Tok::Kw(Kw::And) => break,
+                    Tok::Op(o) if o == "=" || o == ";;" => return Ok(()),
+                    Tok::Eof
+                    | Tok::Kw(Kw::End | Kw::Let | Kw::Type | Kw::Exception)
+                    | Tok::Kw(Kw::Unsupported("module" | "open")) => return Ok(()),
+                    _ => {}
+                }
+                self.advance();
+            }
+            self.advance();
+        }
     }
 
     fn unknown_module<T>(&self, pos: Pos, name: &str) -> PResult<T> {

@@ -57,14 +57,26 @@ struct Frame {
     constructors: BTreeMap<String, String>,
     types: BTreeMap<String, String>,
     fields: BTreeMap<String, String>,
+    /// The number of visible modules before the frame: an `open`'s frame makes the opened
+    /// module's own modules visible by their short names until it closes.
+    modules_before: usize,
+}
+
+/// A module visible where the parser reads.
+#[derive(Debug, Clone)]
+struct Visible {
+    /// The path written to reach it (`M`, `M.N`, an alias, or `N` after an `open M`).
+    written: String,
+    module: UserModule,
+    /// Made visible by an `open` (not defined where it is visible).
+    opened: bool,
 }
 
 /// The modules visible where the parser reads, and the resolution of declared names.
 #[derive(Debug, Default)]
 pub(crate) struct Scope {
-    /// Visible modules by the path written to reach them, latest last (a later module of the
-    /// same name hides an earlier one).
-    modules: Vec<(String, UserModule)>,
+    /// Visible modules, latest last (a later module of the same name hides an earlier one).
+    modules: Vec<Visible>,
     frames: Vec<Frame>,
     /// Each structure being read, outermost first: its path, and the number of modules and
     /// frames before it.
@@ -97,8 +109,8 @@ impl Scope {
         self.modules
             .iter()
             .rev()
-            .find(|(p, _)| p == path)
-            .map(|(_, m)| m)
+            .find(|v| v.written == path)
+            .map(|v| &v.module)
     }
 
     /// Whether the parser is inside a structure.
@@ -114,7 +126,10 @@ impl Scope {
         };
         self.open_structures
             .push((path.clone(), self.modules.len(), self.frames.len()));
-        self.frames.push(Frame::default());
+        self.frames.push(Frame {
+            modules_before: self.modules.len(),
+            ..Frame::default()
+        });
         path
     }
 
@@ -124,10 +139,10 @@ impl Scope {
         let (_, modules_at_entry, frames_at_entry) =
             self.open_structures.pop().expect("a structure is open");
         self.frames.truncate(frames_at_entry);
-        let inner: Vec<(String, UserModule)> = self.modules.drain(modules_at_entry..).collect();
-        self.modules.push((name.to_string(), module));
-        for (inner_name, m) in inner {
-            self.modules.push((format!("{name}.{inner_name}"), m));
+        let inner: Vec<Visible> = self.modules.drain(modules_at_entry..).collect();
+        self.add_module(name, module);
+        for v in inner.into_iter().filter(|v| !v.opened) {
+            self.add_module(&format!("{name}.{}", v.written), v.module);
         }
     }
 
@@ -137,22 +152,44 @@ impl Scope {
     }
 
     pub(crate) fn close_frames(&mut self, count: usize) {
+        if let Some(first_closed) = self.frames.get(count) {
+            self.modules.truncate(first_closed.modules_before);
+        }
         self.frames.truncate(count);
     }
 
     /// Adds a module under the name written to reach it (an alias, or one just read).
     pub(crate) fn add_module(&mut self, name: &str, module: UserModule) {
-        self.modules.push((name.to_string(), module));
+        self.modules.push(Visible {
+            written: name.to_string(),
+            module,
+            opened: false,
+        });
     }
 
-    /// Opens a module's constructors, types and fields for what the parser reads next, until
-    /// [`Scope::close_frames`].
+    /// Opens a module's constructors, types, fields and modules for what the parser reads
+    /// next, until [`Scope::close_frames`].
     pub(crate) fn open(&mut self, module: &UserModule) {
         self.frames.push(Frame {
             constructors: module.constructors.clone(),
             types: module.types.clone(),
             fields: module.fields.clone(),
+            modules_before: self.modules.len(),
         });
+        let prefix = format!("{}.", module.path);
+        let inner: Vec<Visible> = self
+            .modules
+            .iter()
+            .filter_map(|v| {
+                let short = v.module.path.strip_prefix(&prefix)?;
+                (!v.module.stdlib && !short.contains('.')).then(|| Visible {
+                    written: short.to_string(),
+                    module: v.module.clone(),
+                    opened: true,
+                })
+            })
+            .collect();
+        self.modules.extend(inner);
     }
 
     /// Declares a constructor, type or field in the code being read; returns its qualified name.
@@ -164,7 +201,10 @@ impl Scope {
         if self.frames.is_empty() {
             // The program's own frame: a top-level declaration hides a module's field of the
             // same name from bare field names.
-            self.frames.push(Frame::default());
+            self.frames.push(Frame {
+                modules_before: self.modules.len(),
+                ..Frame::default()
+            });
         }
         let frame = self.frames.last_mut().expect("a frame");
         frame

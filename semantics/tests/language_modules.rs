@@ -119,9 +119,14 @@ fn nested_modules_aliases_signatures_and_opens() {
     let source = "
 module type COUNTER = sig
   type t
+  type u
   val zero : t
 end
 module Geometry : sig
+  module Units : sig
+    val scale : int
+    val apply : int -> int
+  end
   val area : int -> int -> int
 end = struct
   module Units = struct
@@ -129,6 +134,10 @@ end = struct
     let apply x = x * scale
   end
   let area w h = Units.apply w * h
+end
+module IntOrd : COUNTER with type t = int and type u := bool = struct
+  type t = int
+  let zero = 0
 end
 module G = Geometry
 module L = List
@@ -138,11 +147,11 @@ let run l =
   let a = L.fold_left (fun acc x -> acc + area x 2) 0 l in
   let b = G.area 3 4 in
   let c = Geometry.Units.apply 5 + Geometry.Units.scale in
-  (a, b, c)
+  (a, b, c, Units.apply IntOrd.zero)
 ";
     let expected = "
 let input n = List.init n (fun i -> i)
-let run l = (List.fold_left (fun acc x -> acc + x * 10 * 2) 0 l, 120, 60)
+let run l = (List.fold_left (fun acc x -> acc + x * 10 * 2) 0 l, 120, 60, 0)
 ";
     for size in [0, 10] {
         assert_eq!(counts(source, size).digest, counts(expected, size).digest);
@@ -222,9 +231,9 @@ fn what_modules_the_subset_lacks_is_refused_with_its_position() {
             "M.y",
         ),
         (
-            "module type S = sig type t end\nmodule M : S with type t = int = struct type t = int end\nlet input n = n\nlet run n = n",
-            "2:14",
-            "`with` constraints",
+            "module type S = sig module N : sig end end\nmodule M : S with module N = List = struct module N = List end\nlet input n = n\nlet run n = n",
+            "2:19",
+            "`with module` constraints",
         ),
     ];
     for (source, pos, message) in cases {
