@@ -184,6 +184,32 @@ pub fn memory_line(summary: &validation::Summary) -> Option<String> {
     Some(line)
 }
 
+/// The points whose run works in more memory than the modelled cache, and the errors
+/// without them (see `validation::PointAllocation::beyond_cache`).
+pub fn cache_line(summary: &validation::Summary) -> Option<String> {
+    if summary.beyond_cache_points == 0 {
+        return None;
+    }
+    let within: Vec<String> = summary
+        .within_cache
+        .iter()
+        .map(|(m, s)| {
+            format!(
+                "{} {} / {}",
+                m.name().to_uppercase(),
+                pct(s.no_gc),
+                pct(s.gc)
+            )
+        })
+        .collect();
+    Some(format!(
+        "Beyond the modelled cache: {} of {} points work in more memory than it (their walks past it priced as streamed for free); without them: {}",
+        summary.beyond_cache_points,
+        summary.points,
+        within.join(", ")
+    ))
+}
+
 /// The qualitative pairs: which of two equivalent programs the model and the machine say is faster.
 pub fn pairs_table(v: &validation::Validation) -> String {
     let header: Vec<String> = [
@@ -307,7 +333,10 @@ pub fn validation_summary(name: &str, v: &validation::Validation) -> String {
         v.summary.programs, v.summary.points
     );
     out.push_str(&validation_table(v));
-    if let Some(line) = memory_line(&v.summary) {
+    for line in [memory_line(&v.summary), cache_line(&v.summary)]
+        .into_iter()
+        .flatten()
+    {
         out.push_str(&line);
         out.push('\n');
     }
@@ -436,6 +465,8 @@ mod tests {
             points: 12,
             words_exact: Some((11, 12)),
             promoted_error_pct: Some(12.34),
+            beyond_cache_points: 0,
+            within_cache: Default::default(),
         };
         let line = memory_line(&summary).expect("a line");
         assert!(line.contains("11 of 12 points"), "{line}");
@@ -444,6 +475,32 @@ mod tests {
         assert!(!memory_line(&summary).unwrap().contains('%'));
         summary.words_exact = None;
         assert!(memory_line(&summary).is_none());
+    }
+
+    #[test]
+    fn the_cache_line_names_the_points_beyond_it_and_the_errors_without_them() {
+        let mut summary = validation::Summary {
+            methods: Default::default(),
+            layout_spread_pct: 10.0,
+            programs: 3,
+            points: 12,
+            words_exact: None,
+            promoted_error_pct: None,
+            beyond_cache_points: 0,
+            within_cache: [(
+                fit::Method::Nnls,
+                validation::MethodSummary {
+                    no_gc: Some(9.87),
+                    gc: None,
+                },
+            )]
+            .into(),
+        };
+        assert!(cache_line(&summary).is_none());
+        summary.beyond_cache_points = 4;
+        let line = cache_line(&summary).expect("a line");
+        assert!(line.contains("4 of 12 points"), "{line}");
+        assert!(line.contains("NNLS 9.87%"), "{line}");
     }
 
     #[test]

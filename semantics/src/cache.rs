@@ -59,6 +59,9 @@ struct TouchClock {
     in_run: Cell<f64>,
     /// First reads in the run of blocks built before it, not streamed.
     before_run: Cell<u64>,
+    /// Words read by the run's first reads of blocks built before it, streamed or not: the
+    /// part of the input the run walks.
+    first_read_words: Cell<u64>,
 }
 
 thread_local! {
@@ -118,6 +121,9 @@ impl Touched {
                 return;
             }
             let distance = if last == BEFORE_RUN {
+                clock
+                    .first_read_words
+                    .set(clock.first_read_words.get() + u64::from(words));
                 u64::MAX
             } else {
                 now - last
@@ -158,6 +164,7 @@ pub(crate) fn start() {
         clock.streams.set([u64::MAX; STREAMS]);
         clock.in_run.set(0.0);
         clock.before_run.set(0);
+        clock.first_read_words.set(0);
     });
 }
 
@@ -169,6 +176,7 @@ pub(crate) fn finish() -> Touches {
             words: clock.words.get(),
             in_run: clock.in_run.get(),
             before_run: clock.before_run.get(),
+            first_read_words: clock.first_read_words.get(),
             cache_words: clock.cache_words.get(),
         }
     })
@@ -184,6 +192,9 @@ pub struct Touches {
     pub in_run: f64,
     /// First reads of blocks built before the run (not streamed).
     pub before_run: u64,
+    /// Words read by the first reads of blocks built before the run, streamed or not.
+    #[serde(default)]
+    pub first_read_words: u64,
     /// The cache the expectation was taken against, in words.
     pub cache_words: u64,
 }

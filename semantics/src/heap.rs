@@ -418,6 +418,19 @@ fn parse_runtime_size(text: &str) -> Option<u64> {
 }
 
 impl Allocation {
+    /// The memory a run works in, in words: the part of its input it reads, the minor heap
+    /// its allocations cycle through (at most the heap), and what it puts in the major heap
+    /// (promoted and allocated there directly). Past the cache that [`crate::cache`] models,
+    /// only the prefetcher's streaming of sequential blocks is modelled, so a point working in
+    /// more is flagged in validation rather than counted as model error silently.
+    pub fn working_set_words(&self, minor_heap_words: u64) -> f64 {
+        let minor = self.words.saturating_sub(self.direct_major_words);
+        self.touches.first_read_words as f64
+            + minor.min(minor_heap_words) as f64
+            + self.promoted_words(minor_heap_words)
+            + self.direct_major_words as f64
+    }
+
     /// Expected words promoted per run by a minor heap of `minor_heap_words`: `Σ w · min(a, H)
     /// / H`, plus the remembered words. Exact when H is a power of two (bucket bounds fall on
     /// it); otherwise the bucket that straddles H counts on the side of its mean age.

@@ -85,3 +85,38 @@ let run l = times 50 l 0",
     );
     assert!(once < 10, "{once}");
 }
+
+/// The working set `validation` compares with the cache, for the default minor heap.
+fn working_set(source: &str, size: i64) -> f64 {
+    let result = Program::from_source("t.ml", source)
+        .unwrap()
+        .count(size)
+        .unwrap();
+    result.allocation.working_set_words(256 * 1024)
+}
+
+#[test]
+fn a_walk_works_in_the_input_it_reads_and_an_allocating_loop_in_the_minor_heap() {
+    // `length` reads each cons cell of the input once (its tail; the head is not loaded):
+    // the working set grows with the list and nothing else.
+    let walk = "
+let rec range n acc = if n = 0 then acc else range (n - 1) (n :: acc)
+let rec len l acc = match l with [] -> acc | _ :: t -> len t (acc + 1)
+let input n = range n []
+let run l = len l 0";
+    let small = working_set(walk, 1000);
+    let large = working_set(walk, 100_000);
+    assert!((1000.0..=3000.0).contains(&small), "{small}");
+    assert!((large / small - 100.0).abs() < 1.0, "{small} {large}");
+    // A loop that allocates 3 words an iteration, none of it kept: whatever it allocates,
+    // it cycles through the minor heap (256 Ki words) and works in no more.
+    let churn = "
+let rec loop n acc = if n = 0 then acc else loop (n - 1) (match [n] with [x] -> acc + x | _ -> acc)
+let input n = n
+let run n = loop n 0";
+    let cycled = working_set(churn, 1_000_000);
+    assert!(
+        (256.0 * 1024.0..=256.0 * 1024.0 + 100.0).contains(&cycled),
+        "{cycled}"
+    );
+}

@@ -31,6 +31,13 @@ pub struct PointAllocation {
     pub measured_words: f64,
     pub predicted_promoted_words: f64,
     pub measured_promoted_words: f64,
+    /// The memory the run works in, in words ([`semantics::Allocation::working_set_words`]).
+    #[serde(default)]
+    pub working_set_words: f64,
+    /// The cache the interpreter's `FarLoad` models, in words: a point working in more is
+    /// beyond what the model describes (see [`PointAllocation::beyond_cache`]).
+    #[serde(default)]
+    pub cache_words: u64,
 }
 
 impl PointAllocation {
@@ -45,7 +52,16 @@ impl PointAllocation {
                 - measured.promoted_words_per_run,
             predicted_promoted_words: allocation.promoted_words(minor_heap_words),
             measured_promoted_words: measured.promoted_words_per_run,
+            working_set_words: allocation.working_set_words(minor_heap_words),
+            cache_words: allocation.touches.cache_words,
         }
+    }
+
+    /// The run works in more memory than the cache the model knows: its walks beyond it are
+    /// priced as the prefetcher streaming them for free, which holds on some machines and not
+    /// on others (docs/latency.md), so the point's error is reported apart.
+    pub fn beyond_cache(&self) -> bool {
+        self.cache_words > 0 && self.working_set_words > self.cache_words as f64
     }
 
     /// Predicted words equal the measured ones (to the tenth of a word the measurement
@@ -96,6 +112,12 @@ pub struct Summary {
     /// the points that collected and promoted at least 100 words per run.
     #[serde(default)]
     pub promoted_error_pct: Option<f64>,
+    /// Points whose run works in more memory than the modelled cache
+    /// ([`PointAllocation::beyond_cache`]), and the methods' errors over the other points.
+    #[serde(default)]
+    pub beyond_cache_points: usize,
+    #[serde(default)]
+    pub within_cache: BTreeMap<Method, MethodSummary>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,23 +186,13 @@ pub fn summarise(results: &[PointResult]) -> Summary {
         .iter()
         .flat_map(|r| r.error_pct.keys().copied())
         .collect();
-    let no_gc: Vec<&PointResult> = results.iter().filter(|r| !r.collects).collect();
-    let gc: Vec<&PointResult> = results.iter().filter(|r| r.collects).collect();
     let all: Vec<&PointResult> = results.iter().collect();
+    let beyond = |r: &PointResult| r.allocation.as_ref().is_some_and(|a| a.beyond_cache());
+    let within: Vec<&PointResult> = results.iter().filter(|r| !beyond(r)).collect();
     Summary {
-        methods: methods
-            .into_iter()
-            .map(|m| {
-                let error = |r: &PointResult| r.error_pct.get(&m).copied();
-                (
-                    m,
-                    MethodSummary {
-                        no_gc: per_program_mean(&no_gc, error),
-                        gc: per_program_mean(&gc, error),
-                    },
-                )
-            })
-            .collect(),
+        methods: method_summaries(&methods, &all),
+        within_cache: method_summaries(&methods, &within),
+        beyond_cache_points: results.iter().filter(|r| beyond(r)).count(),
         layout_spread_pct: per_program_mean(&all, |r| Some(r.layout_spread_pct)).unwrap_or(0.0),
         programs: results
             .iter()
@@ -196,7 +208,7 @@ pub fn summarise(results: &[PointResult]) -> Summary {
             (!with.is_empty())
                 .then(|| (with.iter().filter(|a| a.words_exact()).count(), with.len()))
         },
-        promoted_error_pct: per_program_mean(&gc, |r| {
+        promoted_error_pct: per_program_mean(&gc_points(&all), |r| {
             let a = r.allocation.as_ref()?;
             (a.measured_promoted_words >= 100.0).then(|| {
                 100.0 * (a.predicted_promoted_words - a.measured_promoted_words).abs()
@@ -204,6 +216,32 @@ pub fn summarise(results: &[PointResult]) -> Summary {
             })
         }),
     }
+}
+
+fn gc_points<'a>(points: &[&'a PointResult]) -> Vec<&'a PointResult> {
+    points.iter().copied().filter(|r| r.collects).collect()
+}
+
+/// Each method's mean errors over `points`, without and with GC.
+fn method_summaries(
+    methods: &std::collections::BTreeSet<Method>,
+    points: &[&PointResult],
+) -> BTreeMap<Method, MethodSummary> {
+    let no_gc: Vec<&PointResult> = points.iter().copied().filter(|r| !r.collects).collect();
+    let gc = gc_points(points);
+    methods
+        .iter()
+        .map(|&m| {
+            let error = |r: &PointResult| r.error_pct.get(&m).copied();
+            (
+                m,
+                MethodSummary {
+                    no_gc: per_program_mean(&no_gc, error),
+                    gc: per_program_mean(&gc, error),
+                },
+            )
+        })
+        .collect()
 }
 
 /// For each pair name shared by exactly two programs, at each size both ran: which one the
@@ -295,6 +333,35 @@ mod tests {
         assert!((ls.no_gc.unwrap() - 10.0).abs() < 1e-9, "{ls:?}");
         assert!((ls.gc.unwrap() - 50.0).abs() < 1e-9);
         assert_eq!((s.programs, s.points), (2, 4));
+    }
+
+    #[test]
+    fn points_beyond_the_cache_are_counted_and_left_out_of_the_second_summary() {
+        let working = |words: f64| PointAllocation {
+            predicted_words: 0.0,
+            measured_words: 0.0,
+            predicted_promoted_words: 0.0,
+            measured_promoted_words: 0.0,
+            working_set_words: words,
+            cache_words: 65_536,
+        };
+        let mut results = vec![
+            result("walk", 1000, 100.0, 90.0, false), // 10%, in the cache
+            result("walk", 600_000, 100.0, 60.0, false), // 40%, beyond it
+            result("tree", 1000, 100.0, 80.0, false), // 20%
+        ];
+        results[0].allocation = Some(working(3_000.0));
+        results[1].allocation = Some(working(1_800_000.0));
+        results[2].allocation = Some(working(65_536.0)); // exactly the cache: within
+        let s = summarise(&results);
+        assert_eq!(s.beyond_cache_points, 1);
+        let all = s.methods[&Method::Ls].no_gc.unwrap();
+        let within = s.within_cache[&Method::Ls].no_gc.unwrap();
+        assert!((all - (25.0 + 20.0) / 2.0).abs() < 1e-9, "{all}");
+        assert!((within - (10.0 + 20.0) / 2.0).abs() < 1e-9, "{within}");
+        // A validation written before the working set was known flags nothing.
+        results[1].allocation.as_mut().unwrap().cache_words = 0;
+        assert_eq!(summarise(&results).beyond_cache_points, 0);
     }
 
     #[test]
