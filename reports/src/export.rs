@@ -101,6 +101,7 @@ fn tables(data: &RunData) -> Vec<Table> {
                 header.push(format!("predicted_{}", m.name()));
                 header.push(format!("error_pct_{}", m.name()));
             }
+            header.extend(["working_set_words", "beyond_cache"].map(String::from));
             let rows = v
                 .programs
                 .iter()
@@ -117,6 +118,12 @@ fn tables(data: &RunData) -> Vec<Table> {
                     for m in &methods {
                         row.push(p.predicted_ns.get(m).map_or(String::new(), |x| num(*x)));
                         row.push(p.error_pct.get(m).map_or(String::new(), |x| num(*x)));
+                    }
+                    match &p.allocation {
+                        Some(a) => {
+                            row.extend([num(a.working_set_words), a.beyond_cache().to_string()])
+                        }
+                        None => row.extend([String::new(), String::new()]),
                     }
                     row
                 })
