@@ -239,9 +239,12 @@ impl<'t> Parser<'t> {
         let module = match self.user_module_path(&module)? {
             Some(m) if !m.stdlib => {
                 self.modules.open(&m);
-                return Ok(crate::open_module::Opened::of_names(&m.path, m.values));
+                return Ok(crate::open_module::Opened::of_names(
+                    &m.path,
+                    m.values.clone(),
+                ));
             }
-            Some(alias) => alias.path,
+            Some(alias) => alias.path.clone(),
             None => module,
         };
         if !crate::open_module::openable(&module) {

@@ -7,6 +7,7 @@ use crate::ast::*;
 use crate::lexer::{Kw, Tok};
 use crate::parser::{PResult, Parser};
 use crate::user_module::{Kind, UserModule};
+use std::rc::Rc;
 
 /// What a capitalised name starts in an expression.
 pub(crate) enum Capitalised {
@@ -70,7 +71,7 @@ impl Parser<'_> {
                 self.advance();
                 let module = match self.user_module_path(&target)? {
                     Some(m) => m,
-                    None if hides_stdlib(&target) => UserModule::stdlib_alias(&target),
+                    None if hides_stdlib(&target) => Rc::new(UserModule::stdlib_alias(&target)),
                     None => return self.unknown_module(at, &target),
                 };
                 if self.is_op("(") {
@@ -176,7 +177,7 @@ impl Parser<'_> {
 
     /// The program's module that `first` (just read) and the `.N` after it name, reading them;
     /// `None` (nothing read) when `first` is no module of the program's.
-    pub(crate) fn user_module_path(&mut self, first: &str) -> PResult<Option<UserModule>> {
+    pub(crate) fn user_module_path(&mut self, first: &str) -> PResult<Option<Rc<UserModule>>> {
         let Some(mut module) = self.modules.module(first).cloned() else {
             return Ok(None);
         };
@@ -323,7 +324,7 @@ impl Parser<'_> {
 
     /// The program's module a path names (its first name just read, the rest and the final
     /// `.` read here), for a constructor, type or field after it.
-    fn module_prefix(&mut self, first: &str, pos: Pos) -> PResult<UserModule> {
+    fn module_prefix(&mut self, first: &str, pos: Pos) -> PResult<Rc<UserModule>> {
         let Some(module) = self.user_module_path(first)? else {
             return self.unknown_module(pos, first);
         };

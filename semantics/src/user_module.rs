@@ -21,8 +21,9 @@
 //! one module that declares it — what OCaml's type-directed disambiguation finds for `r.x` when
 //! `r`'s type is known.
 
-use crate::ast::{Item, PatKind, Pattern, TypeDeclBody};
+use crate::ast::{ExprKind, Item, PatKind, Pattern, TypeDeclBody};
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 /// What a module defines, under the names written in it; `path` qualifies them.
 #[derive(Debug, Clone, Default)]
@@ -67,7 +68,8 @@ struct Frame {
 struct Visible {
     /// The path written to reach it (`M`, `M.N`, an alias, or `N` after an `open M`).
     written: String,
-    module: UserModule,
+    /// Shared: every path written to a module reads it, and a path is read per reference.
+    module: Rc<UserModule>,
     /// Made visible by an `open` (not defined where it is visible).
     opened: bool,
 }
@@ -105,7 +107,7 @@ impl Frame {
 
 impl Scope {
     /// The module a path written in the program names (`M`, `M.N`, an alias).
-    pub(crate) fn module(&self, path: &str) -> Option<&UserModule> {
+    pub(crate) fn module(&self, path: &str) -> Option<&Rc<UserModule>> {
         self.modules
             .iter()
             .rev()
@@ -140,7 +142,7 @@ impl Scope {
             self.open_structures.pop().expect("a structure is open");
         self.frames.truncate(frames_at_entry);
         let inner: Vec<Visible> = self.modules.drain(modules_at_entry..).collect();
-        self.add_module(name, module);
+        self.add_module(name, Rc::new(module));
         for v in inner.into_iter().filter(|v| !v.opened) {
             self.add_module(&format!("{name}.{}", v.written), v.module);
         }
@@ -159,7 +161,7 @@ impl Scope {
     }
 
     /// Adds a module under the name written to reach it (an alias, or one just read).
-    pub(crate) fn add_module(&mut self, name: &str, module: UserModule) {
+    pub(crate) fn add_module(&mut self, name: &str, module: Rc<UserModule>) {
         self.modules.push(Visible {
             written: name.to_string(),
             module,
@@ -256,33 +258,41 @@ pub(crate) fn flatten(path: &str, items: &mut [Item]) -> UserModule {
         path: path.to_string(),
         ..UserModule::default()
     };
-    for i in 0..items.len() {
-        let (rec_, defined) = match &mut items[i] {
-            Item::Let { rec_, bindings } => {
-                let mut defined = BTreeSet::new();
+    for item in items.iter_mut() {
+        match item {
+            Item::Let { bindings, .. } => {
                 for b in bindings.iter_mut() {
-                    qualify_pattern(&mut b.pat, path, &mut defined);
+                    qualify_pattern(&mut b.pat, path, &mut module.values);
                 }
-                (*rec_, defined)
             }
             Item::Type(decls) => {
                 for d in decls {
                     declared_names(&d.body, path, &d.name, &mut module);
                 }
-                continue;
             }
-            Item::Exception(c) => {
-                add_member(&mut module.constructors, path, &c.name);
-                continue;
-            }
-            Item::Expr(_) => continue,
-        };
-        // A `let rec`'s own right-hand sides see its names; a `let`'s only what follows it.
-        let from = if rec_ { i } else { i + 1 };
-        crate::open_module::Opened::of_names(path, defined.clone())
-            .qualify_items(&mut items[from..]);
-        module.values.extend(defined);
+            Item::Exception(c) => add_member(&mut module.constructors, path, &c.name),
+            Item::Expr(_) => {}
+        }
     }
+    // One walk: a bare name is the module's where the innermost binder of it in scope is the
+    // module's definition (now qualified), as a `let rec`'s own names are in its bodies and
+    // a `let`'s only after it.
+    crate::scoped_walk::walk_items(items, &mut |e, scope| {
+        let values = &module.values;
+        if let ExprKind::Var(n) = &mut e.kind {
+            if !values.contains(n.as_str()) {
+                return;
+            }
+            let qualified = format!("{path}.{n}");
+            let innermost = scope
+                .iter()
+                .rev()
+                .find(|b| b.name == *n || b.name == qualified);
+            if innermost.is_some_and(|b| b.name == qualified) {
+                *n = qualified;
+            }
+        }
+    });
     module
 }
 

@@ -27,23 +27,15 @@ impl Lexer<'_> {
             let ok = match c {
                 b'0'..=b'9' | b'_' => true,
                 b'a'..=b'f' | b'A'..=b'F' if radix == 16 => true,
-                b'.' if radix == 10 => {
+                b'.' if radix == 10 || radix == 16 => {
                     is_float = true;
                     true
                 }
-                b'e' | b'E' if radix == 10 => {
-                    is_float = true;
-                    if matches!(self.peek(1), b'+' | b'-') {
-                        self.bump();
-                    }
-                    true
-                }
-                // A hexadecimal float (`0x1.921fb54442d18p+1`, float.ml's `pi`).
-                b'.' if radix == 16 => {
-                    is_float = true;
-                    true
-                }
-                b'p' | b'P' if radix == 16 => {
+                // The exponent: `e` in decimal, `p` in a hexadecimal float
+                // (`0x1.921fb54442d18p+1`, float.ml's `pi`).
+                c if radix == 10 && matches!(c, b'e' | b'E')
+                    || radix == 16 && matches!(c, b'p' | b'P') =>
+                {
                     is_float = true;
                     if matches!(self.peek(1), b'+' | b'-') {
                         self.bump();
