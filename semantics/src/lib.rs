@@ -134,9 +134,10 @@
 //!   replayed through model predictors (`table_jump.rs`, `branch_trace.rs`) three times — the
 //!   first two passes are the benchmark's previous runs, whose identical outcomes the
 //!   predictor has partly memorised — and the misses of the third are counted.
-//! - **Returns the processor mispredicts** count `ReturnMiss`: a model of the return-address
-//!   stack (`return_stack.rs`) follows every non-tail call and its return; a recursion deeper
-//!   than the stack that calls on its way back misses once per level beyond it.
+//! - **Returns the processor mispredicts** count `ReturnMiss`: a model of the ring of return
+//!   addresses (`return_stack.rs`) follows every non-tail call, by its call site, and its
+//!   return; a recursion deeper than the ring misses where the stale entry a return reads holds
+//!   another site — once per level beyond it when it calls on its way back.
 //! - **Closures.** `FunDef` + `Closure` × |captured variables| for every closure *allocated*.
 //!   Free variables are computed statically; top-level values, compile-time constants and
 //!   closed functions are not captured, and a function without captured variables is static

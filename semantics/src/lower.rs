@@ -136,6 +136,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
     let lower = Lower {
         arities: c.funs.iter().map(|f| f.arity).collect(),
         sites: Default::default(),
+        call_sites: Default::default(),
         resolve: Default::default(),
         lowering: Default::default(),
     };
@@ -188,6 +189,8 @@ pub(crate) struct Lower {
     pub(crate) arities: Vec<u32>,
     /// Branch sites numbered so far: table jumps and `if`s (see [`crate::branch_trace`]).
     pub(crate) sites: std::cell::Cell<u32>,
+    /// Call sites numbered so far (see [`crate::return_stack`]).
+    pub(crate) call_sites: std::cell::Cell<u32>,
     /// Per site, the cycles its condition takes to resolve (see [`Executable::site_resolve`]).
     pub(crate) resolve: std::cell::RefCell<Vec<u32>>,
     /// The function being lowered, whose levels an `if` on a way back speaks for.

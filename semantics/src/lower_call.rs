@@ -6,6 +6,7 @@ use crate::catalogue::Counter;
 use crate::ir::*;
 use crate::lower::{ev, Ev, Lower, Operand};
 use crate::machine::{CalleeKind, Machine, SelfCall, R};
+use crate::return_stack::CallSite;
 use crate::value::UNIT;
 
 /// Evaluates `args` right to left (OCaml's order) onto the stack; returns where they start.
@@ -60,6 +61,13 @@ impl Lower {
         })
     }
 
+    /// A new call site: where the call's return goes (see [`crate::return_stack`]).
+    fn call_site(&self) -> CallSite {
+        let site = self.call_sites.get();
+        self.call_sites.set(site + 1);
+        site
+    }
+
     /// An application without its chain count (see [`Lower::app`]).
     fn call(
         &self,
@@ -71,6 +79,7 @@ impl Lower {
         (kept_live, kept_slots): (u32, Box<[Slot]>),
     ) -> Ev {
         let nargs = args.len();
+        let site = self.call_site();
         let args: Box<[Operand]> = args
             .into_vec()
             .into_iter()
@@ -111,7 +120,7 @@ impl Lower {
                     let argbase = push_args(m, &args)?;
                     m.count(Counter::FunApp);
                     m.spill_around_call(kept_live, &kept_slots);
-                    m.invoke_call(None, fid, argbase)
+                    m.invoke_call(None, fid, argbase, site)
                 })
             }
             // Any other call; a tail-tagged one met outside a function body's tail position
@@ -124,7 +133,7 @@ impl Lower {
                     if !tail_tagged {
                         m.spill_around_call(kept_live, &kept_slots);
                     }
-                    m.apply(f, argbase, nargs, tail_tagged, known)
+                    m.apply(f, argbase, nargs, tail_tagged, known, site)
                 })
             }
         }

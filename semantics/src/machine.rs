@@ -21,6 +21,7 @@ use crate::heap::Born;
 use crate::ir::*;
 use crate::issue::Iteration;
 use crate::lower::Executable;
+use crate::return_stack::{CallSite, NO_SITE};
 use crate::value::*;
 use std::rc::Rc;
 
@@ -219,6 +220,9 @@ impl<'p> Machine<'p> {
     pub(crate) fn count(&mut self, c: Counter) {
         self.counts[c as usize] += 1;
         self.issued += crate::issue::INSTRUCTIONS[c as usize] as u64;
+        if crate::return_stack::calls_the_runtime(c) {
+            self.returns.leaf_call();
+        }
     }
 
     #[inline(always)]
@@ -280,6 +284,7 @@ impl<'p> Machine<'p> {
         n: usize,
         tail: bool,
         known: bool,
+        site: CallSite,
     ) -> R<Value> {
         let app = if tail {
             Counter::TailApp
@@ -314,7 +319,7 @@ impl<'p> Machine<'p> {
                         if tail {
                             self.invoke(Some(env), fid, argbase)
                         } else {
-                            self.invoke_call(Some(env), fid, argbase)
+                            self.invoke_call(Some(env), fid, argbase, site)
                         }
                     }
                     std::cmp::Ordering::Less => {
@@ -327,7 +332,7 @@ impl<'p> Machine<'p> {
                     }
                     std::cmp::Ordering::Greater => {
                         self.count(Counter::FunApp);
-                        self.over_apply(env, fid, argbase, arity, n, tail)
+                        self.over_apply(env, fid, argbase, n, tail, site)
                     }
                 }
             }
@@ -352,27 +357,29 @@ impl<'p> Machine<'p> {
                 if total == arity && tail {
                     self.invoke(Some(p.env.clone()), p.fun, argbase)
                 } else if total == arity {
-                    self.invoke_call(Some(p.env.clone()), p.fun, argbase)
+                    self.invoke_call(Some(p.env.clone()), p.fun, argbase, site)
                 } else {
-                    self.over_apply(p.env.clone(), p.fun, argbase, arity, total, tail)
+                    self.over_apply(p.env.clone(), p.fun, argbase, total, tail, site)
                 }
             }
             other => unreachable!("the type checker only lets functions be applied, not {other:?}"),
         }
     }
 
-    /// A native call of `fid` (a FunApp): a return address pushed, and `ReturnMiss` counted
-    /// when the return is mispredicted. A raise leaves by no return, and pops nothing.
+    /// A native call of `fid` (a FunApp) from `site`: its return address written into the
+    /// ring, and `ReturnMiss` counted when the return is mispredicted. A raise leaves by a
+    /// jump, not a return, and moves the ring's top neither way.
     #[inline(always)]
     pub(crate) fn invoke_call(
         &mut self,
         env: Option<Rc<Vec<Value>>>,
         fid: FunId,
         argbase: usize,
+        site: CallSite,
     ) -> R<Value> {
-        self.returns.call();
+        self.returns.call(site);
         let result = self.invoke(env, fid, argbase);
-        if result.is_ok() && self.returns.ret() {
+        if result.is_ok() && self.returns.ret(site) {
             self.count(Counter::ReturnMiss);
         }
         result
@@ -581,7 +588,7 @@ impl<'p> Machine<'p> {
             }
             _ => {
                 let f = self.callee_value(callee);
-                Err(self.apply(f, argbase, nargs, true, known))
+                Err(self.apply(f, argbase, nargs, true, known, NO_SITE))
             }
         }
     }

@@ -7,6 +7,7 @@ use crate::heap::Born;
 use crate::ir::*;
 use crate::lower::RecGroupCode;
 use crate::machine::{Machine, Thrown, Unwind, R};
+use crate::return_stack::{over_application_site, CallSite};
 use crate::types::{EXN_DIVISION_BY_ZERO, EXN_INVALID_ARGUMENT, EXN_MATCH_FAILURE};
 use crate::value::*;
 use std::rc::Rc;
@@ -75,15 +76,18 @@ impl Machine<'_> {
         env: Rc<Vec<Value>>,
         fid: FunId,
         argbase: usize,
-        arity: usize,
         n: usize,
         tail: bool,
+        site: CallSite,
     ) -> R<Value> {
+        let arity = self.prog.funs[fid as usize].arity as usize;
         let extra: Vec<Value> = self.stack.drain(argbase + arity..argbase + n).collect();
-        let result = self.invoke_call(Some(env), fid, argbase)?;
+        // `caml_applyN` calls the function, then jumps to the result's code, which returns to
+        // the caller.
+        let result = self.invoke_call(Some(env), fid, argbase, over_application_site(arity))?;
         let m = extra.len();
         self.stack.extend(extra);
-        self.apply(result, argbase, m, tail, false)
+        self.apply(result, argbase, m, tail, false, site)
     }
 
     #[cold]

@@ -1,7 +1,9 @@
 //! `ReturnMiss`: the interpreter follows every non-tail call and return with a model of the
-//! processor's 32-entry return-address stack. A recursion deeper than the stack misses one
-//! return per level beyond it when it calls on its way back, and none when it calls on its way
-//! down or not at all; tail calls push nothing. Counts computed by hand from that rule.
+//! processor's 32-entry ring of return addresses. A recursion deeper than the ring misses one
+//! return per level beyond it when it calls on its way back, none when it calls on its way
+//! down or not at all from one call site, and where the entry 32 levels down holds another
+//! site when it recurses from two; tail calls write nothing. Counts computed by hand from that
+//! rule.
 
 mod common;
 
@@ -57,15 +59,36 @@ let run l = fold_right cons l []"
 #[test]
 fn a_deep_recursion_called_from_a_loop_misses_its_return_to_the_loop() {
     // `total` is a loop (tail calls) that calls `down`, which recurses 100 deep and returns
-    // with no call on its way back. The first call starts from the driver's entry; by its
-    // end the stack is empty. Every later call is made on the empty stack, so the return that
-    // next finds it empty misses — the return into `total`, whose address the recursion
-    // pushed out: one miss per call but the first.
+    // with no call on its way back. The recursion overwrites the ring's entry for the return
+    // into `total` with one of its own: that return misses, once per call.
     let source = "let rec down k = if k = 0 then 0 else 1 + down (k - 1)
 let rec total i acc = if i = 0 then acc else total (i - 1) (acc + down 100)
 let input n = n
 let run n = total n 0";
-    assert_eq!(misses(source, 10), 9);
+    assert_eq!(misses(source, 10), 10);
     // 30 deep never empties the stack: nothing misses.
     assert_eq!(misses(&source.replace("down 100", "down 30"), 10), 0);
+}
+
+#[test]
+fn two_call_sites_miss_where_the_entry_32_levels_down_holds_the_other() {
+    // `walk` recurses from one site above `half` and from the other below it, with nothing
+    // called on the way back. At the deepest point the ring holds the 32 deepest levels'
+    // sites, all the lower site's; every level of the upper half reads one of them.
+    let halves = "let rec walk half n = if n = 0 then 0
+  else if n > half then 1 + walk half (n - 1) else 2 + walk half (n - 1)
+let input n = n
+let run n = walk (n / 2) n";
+    assert_eq!(misses(halves, 1000), 500);
+    // At 60 the 32 deepest calls are made from n = 32 … 1: the upper half's calls from 32
+    // and 31 keep their entries, its 28 others read the lower site's.
+    assert_eq!(misses(halves, 60), 28);
+    // Alternating sites: the entry 32 levels down was written by the same site.
+    let alternating = "let rec walk n = if n = 0 then 0
+  else if n land 1 = 0 then 1 + walk (n - 1) else 2 + walk (n - 1)
+let input n = n
+let run n = walk n";
+    assert_eq!(misses(alternating, 1000), 0);
+    // Within the ring nothing is stale.
+    assert_eq!(misses(halves, 30), 0);
 }

@@ -4,6 +4,7 @@
 use super::{Machine, R};
 use crate::ir::Slot;
 use crate::lower::ExecItem;
+use crate::return_stack::DRIVER_SITE;
 use crate::value::{Value, UNIT};
 
 impl<'p> Machine<'p> {
@@ -56,11 +57,11 @@ impl<'p> Machine<'p> {
                 self.returns.call_from_driver();
                 let result = self.invoke(Some(f.env.clone()), f.fun, argbase);
                 if result.is_ok() {
-                    self.returns.ret();
+                    self.returns.ret(DRIVER_SITE);
                 }
                 result
             }
-            other => self.apply(other, argbase, n, false, false),
+            other => self.apply(other, argbase, n, false, false, DRIVER_SITE),
         }
     }
 }
