@@ -1,5 +1,5 @@
-//! Reads the level-2 cache no longer holds (`FarLoad`), from the blocks' addresses and last
-//! touches.
+//! Reads the level-2 cache no longer holds (`FarLoad`, and `FarStreamWord` where the
+//! prefetcher streams them), from the blocks' addresses and last touches.
 //!
 //! **The clock.** Every word a run allocates or reads advances a clock; each block keeps the
 //! clock at the end of its last touch. A read's *distance* is the number of words touched
@@ -14,14 +14,27 @@
 //! wait: the hardware prefetcher streams them in. Measured here, summing a list of 120 000
 //! ints (2.9 MB, allocated in order) costs 1.39 ns per element, exactly as at 2000; walking
 //! a search tree of 120 000 nodes in key order, whose nodes lie in insertion order, costs
-//! 12.8 ns per node against 3.2 at 2000. So a read counts only when its block lies more
-//! than [`STREAM_WORDS`] away from the last far read of each of the [`STREAMS`] streams the
-//! prefetcher follows. Addresses follow the order of allocation (the minor heap is a bump
-//! allocator; a minor collection copies live data in about the order it finds it).
+//! 12.8 ns per node against 3.2 at 2000. So a read counts as a `FarLoad` only when its block
+//! lies more than [`STREAM_WORDS`] away from the last far read of each of the [`STREAMS`]
+//! streams the prefetcher follows. Addresses follow the order of allocation (the minor heap is
+//! a bump allocator; a minor collection copies live data in about the order it finds it).
+//!
+//! **What streaming costs.** On the AMD host (Zen 3, 512 KiB of level 2, 32 MiB of level 3
+//! shared with other tenants) a stream is free only within the level 3. Summing an int list
+//! built in order (one program timing itself, best of 7 rounds, 1 run) costs 1.37–1.43 ns an
+//! element from 1000 elements to 200 000 (4.8 MB), then 1.64 at 9.6 MB, 2.85 at 19 MB, 3.31 at
+//! 38 MB and 3.52 at 77 MB: the memory's bandwidth, about 0.7 ns a word once nothing is left in
+//! the level 3. A level 3 shared with its neighbours holds a stream that returns every run up to
+//! about a quarter of its size and none of it beyond three quarters; between, the share missed
+//! grows in proportion ([`stream_gone`]: 0.1 at 9.6 MB, 0.7 at 19 MB, against 0.12 and 0.7
+//! measured). So a streamed read counts its words as `FarStreamWord` with that probability, and
+//! the fit prices a word (nothing where streams are free: the Intel host streamed 2.9 MB at the
+//! in-cache rate, and a level 3 of any size holds that).
 //!
 //! The cache is the machine's level-2 data cache, read once from sysfs
 //! (`MLCOST_CACHE_BYTES` overrides it, for counting for another machine and for tests that
-//! must not depend on this one).
+//! must not depend on this one); the last-level cache, for streams, its level 3
+//! (`MLCOST_LAST_LEVEL_CACHE_BYTES`).
 
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -48,6 +61,8 @@ struct TouchClock {
     tracking: Cell<bool>,
     /// The cache, in words, read once per run rather than on every read.
     cache_words: Cell<u64>,
+    /// The last-level cache, in words, likewise.
+    last_level_words: Cell<u64>,
     /// Words touched so far in the run.
     words: Cell<u64>,
     /// Next free address, in words (never reset: addresses only matter relative to each
@@ -62,6 +77,11 @@ struct TouchClock {
     /// Words read by the run's first reads of blocks built before it, streamed or not: the
     /// part of the input the run walks.
     first_read_words: Cell<u64>,
+    /// Expected words the cache no longer holds among the run's streamed reads of blocks it
+    /// touched before.
+    streamed_in_run: Cell<f64>,
+    /// Words of the streamed first reads of blocks built before the run.
+    streamed_before_run: Cell<u64>,
 }
 
 thread_local! {
@@ -140,13 +160,17 @@ impl Touched {
                 streams.copy_within(0..slot, 1);
                 streams[0] = self.address;
                 clock.streams.set(streams);
-                if !streamed {
-                    if last == BEFORE_RUN {
-                        clock.before_run.set(clock.before_run.get() + 1);
-                    } else {
-                        let p = 1.0 - (-(distance as f64) / c as f64).exp();
-                        clock.in_run.set(clock.in_run.get() + p);
-                    }
+                match (streamed, last == BEFORE_RUN) {
+                    (false, true) => clock.before_run.set(clock.before_run.get() + 1),
+                    (true, true) => clock
+                        .streamed_before_run
+                        .set(clock.streamed_before_run.get() + u64::from(words)),
+                    (false, false) => clock.in_run.set(clock.in_run.get() + far(distance, c)),
+                    (true, false) => clock.streamed_in_run.set(
+                        clock.streamed_in_run.get()
+                            + f64::from(words)
+                                * stream_gone(distance, clock.last_level_words.get()),
+                    ),
                 }
             }
             self.last.set(now + u64::from(words));
@@ -155,16 +179,33 @@ impl Touched {
     }
 }
 
+/// The probability that a cache of `cache` words with random replacement no longer holds a
+/// line after `distance` other words passed through it.
+fn far(distance: u64, cache: u64) -> f64 {
+    1.0 - (-(distance as f64) / cache as f64).exp()
+}
+
+/// The probability that a stream read `distance` words ago is no longer in a shared last-level
+/// cache of `last_level` words: none up to a quarter of it, all from three quarters, in
+/// proportion between (measured: see the module's documentation).
+fn stream_gone(distance: u64, last_level: u64) -> f64 {
+    let quarter = last_level as f64 / 4.0;
+    ((distance as f64 - quarter) / (2.0 * quarter)).clamp(0.0, 1.0)
+}
+
 /// Starts counting a run.
 pub(crate) fn start() {
     TOUCH.with(|clock| {
         clock.tracking.set(true);
         clock.cache_words.set(cache_words());
+        clock.last_level_words.set(last_level_words());
         clock.words.set(0);
         clock.streams.set([u64::MAX; STREAMS]);
         clock.in_run.set(0.0);
         clock.before_run.set(0);
         clock.first_read_words.set(0);
+        clock.streamed_in_run.set(0.0);
+        clock.streamed_before_run.set(0);
     });
 }
 
@@ -177,7 +218,10 @@ pub(crate) fn finish() -> Touches {
             in_run: clock.in_run.get(),
             before_run: clock.before_run.get(),
             first_read_words: clock.first_read_words.get(),
+            streamed_in_run: clock.streamed_in_run.get(),
+            streamed_before_run: clock.streamed_before_run.get(),
             cache_words: clock.cache_words.get(),
+            last_level_words: clock.last_level_words.get(),
         }
     })
 }
@@ -195,15 +239,31 @@ pub struct Touches {
     /// Words read by the first reads of blocks built before the run, streamed or not.
     #[serde(default)]
     pub first_read_words: u64,
+    /// Expected words the cache no longer holds among streamed reads of blocks the run
+    /// touched before.
+    #[serde(default)]
+    pub streamed_in_run: f64,
+    /// Words of the streamed first reads of blocks built before the run.
+    #[serde(default)]
+    pub streamed_before_run: u64,
     /// The cache the expectation was taken against, in words.
     pub cache_words: u64,
+    /// The last-level cache streams were taken against, in words.
+    #[serde(default)]
+    pub last_level_words: u64,
 }
 
 impl Touches {
     /// Expected reads that miss the cache: `FarLoad`.
     pub fn misses(&self) -> f64 {
-        let c = self.cache_words.max(1) as f64;
-        self.in_run + self.before_run as f64 * (1.0 - (-(self.words as f64) / c).exp())
+        self.in_run + self.before_run as f64 * far(self.words, self.cache_words.max(1))
+    }
+
+    /// Expected words read from a stream the last-level cache no longer holds:
+    /// `FarStreamWord`. The next run finds its input at the distance of a whole run.
+    pub fn streamed_words(&self) -> f64 {
+        self.streamed_in_run
+            + self.streamed_before_run as f64 * stream_gone(self.words, self.last_level_words)
     }
 }
 
@@ -214,14 +274,17 @@ pub const FALLBACK_CACHE_BYTES: u64 = 512 * 1024;
 /// Bytes per word of the targets the interpreter models (x86-64).
 const WORD_BYTES: u64 = 8;
 
-/// The level-2 data (or unified) cache of CPU 0, in bytes.
-fn level2_bytes() -> Option<u64> {
+/// Used when sysfs says nothing of a level 3: a common share of one on current x86-64 servers.
+pub const FALLBACK_LAST_LEVEL_BYTES: u64 = 32 * 1024 * 1024;
+
+/// The data (or unified) cache of CPU 0 at `level`, in bytes.
+fn level_bytes(level: &str) -> Option<u64> {
     let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
     for entry in std::fs::read_dir(dir).ok()?.flatten() {
         let read = |name: &str| std::fs::read_to_string(entry.path().join(name)).ok();
-        let level = read("level").map(|s| s.trim().to_string());
+        let found = read("level").map(|s| s.trim().to_string());
         let kind = read("type").map(|s| s.trim().to_string());
-        if level.as_deref() == Some("2") && kind.as_deref() != Some("Instruction") {
+        if found.as_deref() == Some(level) && kind.as_deref() != Some("Instruction") {
             return parse_size(read("size")?.trim());
         }
     }
@@ -249,14 +312,32 @@ pub fn parse_size(text: &str) -> Option<u64> {
 /// [`FALLBACK_CACHE_BYTES`].
 pub fn cache_words() -> u64 {
     static WORDS: OnceLock<u64> = OnceLock::new();
+    *WORDS.get_or_init(|| words_of("MLCOST_CACHE_BYTES", "2", FALLBACK_CACHE_BYTES))
+}
+
+/// The last-level cache in words: `MLCOST_LAST_LEVEL_CACHE_BYTES`, else the machine's level
+/// 3, else [`FALLBACK_LAST_LEVEL_BYTES`]. Never less than [`cache_words`].
+pub fn last_level_words() -> u64 {
+    static WORDS: OnceLock<u64> = OnceLock::new();
     *WORDS.get_or_init(|| {
-        let bytes = std::env::var("MLCOST_CACHE_BYTES")
-            .ok()
-            .and_then(|v| parse_size(&v))
-            .or_else(level2_bytes)
-            .unwrap_or(FALLBACK_CACHE_BYTES);
-        (bytes / WORD_BYTES).max(1)
+        words_of(
+            "MLCOST_LAST_LEVEL_CACHE_BYTES",
+            "3",
+            FALLBACK_LAST_LEVEL_BYTES,
+        )
+        .max(cache_words())
     })
+}
+
+/// A cache's size in words: the variable `overriding` if set, else sysfs's `level`, else
+/// `fallback` bytes.
+fn words_of(overriding: &str, level: &str, fallback: u64) -> u64 {
+    let bytes = std::env::var(overriding)
+        .ok()
+        .and_then(|v| parse_size(&v))
+        .or_else(|| level_bytes(level))
+        .unwrap_or(fallback);
+    (bytes / WORD_BYTES).max(1)
 }
 
 #[cfg(test)]

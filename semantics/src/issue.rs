@@ -45,8 +45,8 @@ const fn instructions(c: Counter) -> u8 {
     use Counter::*;
     match c {
         BranchMiss | CallShadow | ChainCycle | DividerCycle | DivisionChainCycle | FarLoad
-        | FloatChainCycle | FloatMergeCycle | JumpMiss | LetLambda | MajorWord | PromotedWord
-        | ReturnMiss | ScannedFrame => 0,
+        | FarStreamWord | FloatChainCycle | FloatMergeCycle | JumpMiss | LetLambda | MajorWord
+        | PromotedWord | ReturnMiss | ScannedFrame => 0,
         // Negative in truth (three instructions fewer than the block's construct counts), but
         // the clock only moves forward; three instructions do not move a loop between regimes.
         AllocMerged => 0,

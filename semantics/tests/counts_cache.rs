@@ -1,21 +1,42 @@
-//! Reads the cache no longer holds (`FarLoad`), with hand-computed counts. The cache is set to
-//! 64 KiB (8192 words) through `MLCOST_CACHE_BYTES`, so the counts do not depend on the
-//! machine the tests run on.
+//! Reads the cache no longer holds (`FarLoad`, and `FarStreamWord` where the prefetcher streams
+//! them), with hand-computed counts. The cache is set to
+//! 64 KiB (8192 words) through `MLCOST_CACHE_BYTES`, and the last-level cache streams are
+//! taken against to 256 KiB through `MLCOST_LAST_LEVEL_CACHE_BYTES`, so the counts do not
+//! depend on the machine the tests run on.
 
 use semantics::Program;
 use std::sync::Once;
 
 const CACHE_WORDS: f64 = 8192.0;
+const LAST_LEVEL_WORDS: f64 = 32768.0;
+
+/// The share of a stream read `distance` words ago that a shared last level no longer holds:
+/// none up to a quarter of it, all from three quarters, in proportion between.
+fn stream_gone(distance: f64) -> f64 {
+    let quarter = LAST_LEVEL_WORDS / 4.0;
+    ((distance - quarter) / (2.0 * quarter)).clamp(0.0, 1.0)
+}
 
 fn far_loads(source: &str, size: i64) -> u64 {
+    count_of(source, size, "FarLoad")
+}
+
+fn streamed_words(source: &str, size: i64) -> u64 {
+    count_of(source, size, "FarStreamWord")
+}
+
+fn count_of(source: &str, size: i64, construct: &str) -> u64 {
     static CACHE: Once = Once::new();
     // Before the first count, which reads it once for the whole process.
-    CACHE.call_once(|| std::env::set_var("MLCOST_CACHE_BYTES", "64K"));
+    CACHE.call_once(|| {
+        std::env::set_var("MLCOST_CACHE_BYTES", "64K");
+        std::env::set_var("MLCOST_LAST_LEVEL_CACHE_BYTES", "256K");
+    });
     let result = Program::from_source("t.ml", source)
         .unwrap()
         .count(size)
         .unwrap();
-    result.counts.get("FarLoad").copied().unwrap_or(0)
+    result.counts.get(construct).copied().unwrap_or(0)
 }
 
 /// A list of pairs built by `input`; `junk` words allocated between elements (0: none).
@@ -41,6 +62,38 @@ fn a_walk_over_data_allocated_in_order_is_streamed_at_any_size() {
         let far = far_loads(&pairs_walk(0), n);
         assert!(far <= 1, "{far} far loads at n = {n}");
     }
+}
+
+#[test]
+fn a_streamed_walk_counts_its_words_with_the_share_the_last_level_lost() {
+    // The walk reads 6 words per element (cell and pair) and touches nothing else: the next
+    // run meets the input at a distance of 6n words. All reads but the first (a new stream,
+    // counted as a FarLoad) are streamed. 600 words stay in the last level, 12 000 are
+    // 23% gone, 300 000 all.
+    let source = pairs_walk(0);
+    assert_eq!(streamed_words(&source, 100), 0);
+    for n in [2_000i64, 50_000] {
+        let words = 6.0 * n as f64;
+        let expected = ((words - 3.0) * stream_gone(words)).round();
+        let streamed = streamed_words(&source, n) as f64;
+        assert!(
+            (streamed - expected).abs() <= 1.0,
+            "n = {n}: {streamed} streamed words, expected {expected}"
+        );
+    }
+    // Scattered, the cells are not streamed: only the pairs next to them are, 3 words each.
+    assert_eq!(streamed_words(&pairs_walk(600), 10_000), 30_000);
+
+    // The same 100 elements walked 50 times in one run: the first walk meets the input at the
+    // distance of a whole run (30 000 words, beyond the last level), the 49 after it at 597
+    // (the walk's 600 but the block's own 3), where the last level holds all of it. A walk's
+    // first cell is a new stream each time (the walk ends 600 words from where it starts).
+    let reused = format!(
+        "{}\nlet rec times k l acc = if k = 0 then acc else times (k - 1) l (acc + walk l 0)
+let run l = times 50 l 0",
+        pairs_walk(0).replace("let run l = walk l 0", "")
+    );
+    assert_eq!(streamed_words(&reused, 100), 597);
 }
 
 #[test]
