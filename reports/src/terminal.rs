@@ -203,7 +203,7 @@ pub fn cache_line(summary: &validation::Summary) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "Beyond the modelled cache: {} of {} points work in more memory than it (their walks past it priced as streamed for free); without them: {}",
+        "Beyond the modelled cache: {} of {} points work in more memory than it (their reads past it priced from the interpreter's model of the caches, FarLoad and FarStreamWord); without them: {}",
         summary.beyond_cache_points,
         summary.points,
         within.join(", ")
