@@ -189,7 +189,8 @@ fn far(distance: u64, cache: u64) -> f64 {
 /// cache of `last_level` words: none up to a quarter of it, all from three quarters, in
 /// proportion between (measured: see the module's documentation).
 fn stream_gone(distance: u64, last_level: u64) -> f64 {
-    let quarter = last_level as f64 / 4.0;
+    // A `Touches` read back from before the last level was recorded says 0.
+    let quarter = last_level.max(1) as f64 / 4.0;
     ((distance as f64 - quarter) / (2.0 * quarter)).clamp(0.0, 1.0)
 }
 

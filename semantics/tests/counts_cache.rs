@@ -4,6 +4,8 @@
 //! taken against to 256 KiB through `MLCOST_LAST_LEVEL_CACHE_BYTES`, so the counts do not
 //! depend on the machine the tests run on.
 
+mod common;
+
 use semantics::Program;
 use std::sync::Once;
 
@@ -32,11 +34,7 @@ fn count_of(source: &str, size: i64, construct: &str) -> u64 {
         std::env::set_var("MLCOST_CACHE_BYTES", "64K");
         std::env::set_var("MLCOST_LAST_LEVEL_CACHE_BYTES", "256K");
     });
-    let result = Program::from_source("t.ml", source)
-        .unwrap()
-        .count(size)
-        .unwrap();
-    result.counts.get(construct).copied().unwrap_or(0)
+    common::count_of(source, size, construct)
 }
 
 /// A list of pairs built by `input`; `junk` words allocated between elements (0: none).
