@@ -1,14 +1,16 @@
-//! Reads the level-2 cache no longer holds (`FarLoad`, and `FarStreamWord` where the
-//! prefetcher streams them), from the blocks' addresses and last touches.
+//! Reads the level-2 cache no longer holds (`FarLoad`; `MemoryLoad` when the level 3 does not
+//! either; `FarStreamWord` where the prefetcher streams them), from the blocks' addresses and
+//! last touches.
 //!
 //! **The clock.** Every word a run allocates or reads advances a clock; each block keeps the
-//! clock at the end of its last touch. A read's *distance* is the number of words touched
-//! since. A cache of C words with random replacement still holds a line after d other words
-//! passed through it with probability about e^(−d/C), so the read misses with probability
-//! 1 − e^(−d/C): nothing for data reused within the cache, all of it for a walk over far more.
-//! A block built before the run (the input) is first read at the distance of a whole run —
-//! `run` is measured again and again on the same input, touching it at the same point — which
-//! is known when the run ends.
+//! clock at the end of its last touch. A read's *reuse time* is the number of words touched
+//! since. What decides whether the cache still holds the block is how many distinct words
+//! were inserted into it meanwhile, which [`crate::reuse`] derives from the run's reuse times
+//! once the run ends (the footprint, and random replacement's fixed point): a set of blocks
+//! reused within the cache misses nothing however many reads come between, a walk over far
+//! more misses on nearly every read. A block built before the run (the input) is first read a
+//! whole run after the last run read it — `run` is measured again and again on the same
+//! input — which is known when the run ends.
 //!
 //! **The prefetcher.** A walk over blocks that lie one after the other in memory does not
 //! wait: the hardware prefetcher streams them in. Measured here, summing a list of 120 000
@@ -31,13 +33,20 @@
 //! the fit prices a word (nothing where streams are free: the Intel host streamed 2.9 MB at the
 //! in-cache rate, and a level 3 of any size holds that).
 //!
+//! **The next level.** A read the level 2 misses waits on the level 3 when the run's share of
+//! it still holds the block (about 18 ns a node for a search tree of 0.8 MB on the AMD host)
+//! and on the memory otherwise (about 72 ns at 3.8 MB): the same rule against the share
+//! ([`shared_level_words`]) counts the reads that miss it too, as `MemoryLoad`.
+//!
 //! The cache is the machine's level-2 data cache, read once from sysfs
 //! (`MLCOST_CACHE_BYTES` overrides it, for counting for another machine and for tests that
 //! must not depend on this one); the last-level cache, for streams, its level 3
-//! (`MLCOST_LAST_LEVEL_CACHE_BYTES`).
+//! (`MLCOST_LAST_LEVEL_CACHE_BYTES`), and the share of it for scattered reads a sixteenth of
+//! that (`MLCOST_LAST_LEVEL_SHARE_BYTES`).
 
+use crate::reuse::{Capacities, ReuseHistogram};
 use serde::{Deserialize, Serialize};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::OnceLock;
 
 /// Blocks within this many words (a 4 KiB page) of a stream's last far read are streamed by
@@ -70,16 +79,13 @@ struct TouchClock {
     next_address: Cell<u64>,
     /// Address of the last read that could miss, per stream, the most recent first.
     streams: Cell<[u64; STREAMS]>,
-    /// Expected misses among the run's reads of blocks it touched before.
-    in_run: Cell<f64>,
+    /// The run's reads of blocks it touched before, and its allocations, by reuse time.
+    reuse: RefCell<ReuseHistogram>,
     /// First reads in the run of blocks built before it, not streamed.
     before_run: Cell<u64>,
     /// Words read by the run's first reads of blocks built before it, streamed or not: the
     /// part of the input the run walks.
     first_read_words: Cell<u64>,
-    /// Expected words the cache no longer holds among the run's streamed reads of blocks it
-    /// touched before.
-    streamed_in_run: Cell<f64>,
     /// Words of the streamed first reads of blocks built before the run.
     streamed_before_run: Cell<u64>,
 }
@@ -116,6 +122,7 @@ impl Touched {
             let last = if clock.tracking.get() {
                 let end = clock.words.get() + u64::from(words);
                 clock.words.set(end);
+                clock.reuse.borrow_mut().allocated(words);
                 end
             } else {
                 BEFORE_RUN
@@ -148,29 +155,19 @@ impl Touched {
             } else {
                 now - last
             };
-            let c = clock.cache_words.get();
-            if distance >= c / NEAR_FRACTION {
-                let mut streams = clock.streams.get();
-                let found = streams
-                    .iter()
-                    .position(|&a| self.address.abs_diff(a) <= STREAM_WORDS);
-                let streamed = found.is_some();
-                // The stream read moves to the front; a new one replaces the least recent.
-                let slot = found.unwrap_or(STREAMS - 1);
-                streams.copy_within(0..slot, 1);
-                streams[0] = self.address;
-                clock.streams.set(streams);
-                match (streamed, last == BEFORE_RUN) {
-                    (false, true) => clock.before_run.set(clock.before_run.get() + 1),
-                    (true, true) => clock
-                        .streamed_before_run
-                        .set(clock.streamed_before_run.get() + u64::from(words)),
-                    (false, false) => clock.in_run.set(clock.in_run.get() + far(distance, c)),
-                    (true, false) => clock.streamed_in_run.set(
-                        clock.streamed_in_run.get()
-                            + f64::from(words)
-                                * stream_gone(distance, clock.last_level_words.get()),
-                    ),
+            if distance < clock.cache_words.get() / NEAR_FRACTION {
+                clock.reuse.borrow_mut().near(words, distance);
+            } else {
+                let streamed = follow(&clock.streams, self.address, STREAM_WORDS);
+                if last == BEFORE_RUN {
+                    let add = |cell: &Cell<u64>, n: u64| cell.set(cell.get() + n);
+                    if streamed {
+                        add(&clock.streamed_before_run, u64::from(words));
+                    } else {
+                        add(&clock.before_run, 1);
+                    }
+                } else {
+                    clock.reuse.borrow_mut().far(words, distance, streamed);
                 }
             }
             self.last.set(now + u64::from(words));
@@ -179,19 +176,26 @@ impl Touched {
     }
 }
 
-/// The probability that a cache of `cache` words with random replacement no longer holds a
-/// line after `distance` other words passed through it.
-fn far(distance: u64, cache: u64) -> f64 {
-    1.0 - (-(distance as f64) / cache as f64).exp()
+/// Whether a read at `address` continues one of `streams` (within `window` words of its last
+/// far read); the stream read moves to the front, a new one replaces the least recent.
+#[inline]
+fn follow(streams: &Cell<[u64; STREAMS]>, address: u64, window: u64) -> bool {
+    let mut all = streams.get();
+    let found = all.iter().position(|&a| address.abs_diff(a) <= window);
+    let slot = found.unwrap_or(STREAMS - 1);
+    all.copy_within(0..slot, 1);
+    all[0] = address;
+    streams.set(all);
+    found.is_some()
 }
 
-/// The probability that a stream read `distance` words ago is no longer in a shared last-level
-/// cache of `last_level` words: none up to a quarter of it, all from three quarters, in
-/// proportion between (measured: see the module's documentation).
-fn stream_gone(distance: u64, last_level: u64) -> f64 {
-    // A `Touches` read back from before the last level was recorded says 0.
+/// The probability that a stream whose blocks were last touched `footprint` distinct words
+/// ago is no longer in a shared last-level cache of `last_level` words: none up to a quarter
+/// of it, all from three quarters, in proportion between (measured: see the module's
+/// documentation).
+fn stream_gone(footprint: f64, last_level: u64) -> f64 {
     let quarter = last_level.max(1) as f64 / 4.0;
-    ((distance as f64 - quarter) / (2.0 * quarter)).clamp(0.0, 1.0)
+    ((footprint - quarter) / (2.0 * quarter)).clamp(0.0, 1.0)
 }
 
 /// Starts counting a run.
@@ -202,10 +206,9 @@ pub(crate) fn start() {
         clock.last_level_words.set(last_level_words());
         clock.words.set(0);
         clock.streams.set([u64::MAX; STREAMS]);
-        clock.in_run.set(0.0);
+        clock.reuse.borrow_mut().reset();
         clock.before_run.set(0);
         clock.first_read_words.set(0);
-        clock.streamed_in_run.set(0.0);
         clock.streamed_before_run.set(0);
     });
 }
@@ -214,15 +217,30 @@ pub(crate) fn start() {
 pub(crate) fn finish() -> Touches {
     TOUCH.with(|clock| {
         clock.tracking.set(false);
+        let words = clock.words.get();
+        let mut reuse = clock.reuse.borrow_mut();
+        // The next run reads its input again a whole run after this one did.
+        reuse.add_at(
+            words,
+            clock.first_read_words.get(),
+            clock.before_run.get(),
+            clock.streamed_before_run.get(),
+        );
+        let caches = Capacities {
+            level2: clock.cache_words.get(),
+            shared: shared_level_words(),
+            last_level: clock.last_level_words.get(),
+        };
+        let expected = reuse.expected(words, caches, stream_gone);
         Touches {
-            words: clock.words.get(),
-            in_run: clock.in_run.get(),
-            before_run: clock.before_run.get(),
+            words,
             first_read_words: clock.first_read_words.get(),
-            streamed_in_run: clock.streamed_in_run.get(),
-            streamed_before_run: clock.streamed_before_run.get(),
-            cache_words: clock.cache_words.get(),
-            last_level_words: clock.last_level_words.get(),
+            footprint_words: expected.footprint_words,
+            far_reads: expected.far_reads,
+            shared_far_reads: expected.shared_far_reads,
+            streamed_gone_words: expected.streamed_gone_words,
+            cache_words: caches.level2,
+            last_level_words: caches.last_level,
         }
     })
 }
@@ -230,23 +248,26 @@ pub(crate) fn finish() -> Touches {
 /// A run's reads of blocks the cache may no longer hold.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Touches {
-    /// Words the run touched (allocated, read, written): the distance at which the next run
+    /// Words the run touched (allocated, read, written): the reuse time at which the next run
     /// finds the blocks built before it.
     pub words: u64,
-    /// Expected misses among reads of blocks the run touched before (not streamed).
-    pub in_run: f64,
-    /// First reads of blocks built before the run (not streamed).
-    pub before_run: u64,
     /// Words read by the first reads of blocks built before the run, streamed or not.
     #[serde(default)]
     pub first_read_words: u64,
-    /// Expected words the cache no longer holds among streamed reads of blocks the run
-    /// touched before.
+    /// Distinct words between two reads of the block reused last (the input, in most runs):
+    /// the run's footprint.
     #[serde(default)]
-    pub streamed_in_run: f64,
-    /// Words of the streamed first reads of blocks built before the run.
+    pub footprint_words: f64,
+    /// Expected reads, not streamed, that miss the cache: `FarLoad`.
     #[serde(default)]
-    pub streamed_before_run: u64,
+    pub far_reads: f64,
+    /// Expected reads, not streamed, that miss the run's share of the last level too:
+    /// `MemoryLoad`.
+    #[serde(default)]
+    pub shared_far_reads: f64,
+    /// Expected words of streamed reads the last level no longer holds: `FarStreamWord`.
+    #[serde(default)]
+    pub streamed_gone_words: f64,
     /// The cache the expectation was taken against, in words.
     pub cache_words: u64,
     /// The last-level cache streams were taken against, in words.
@@ -257,14 +278,13 @@ pub struct Touches {
 impl Touches {
     /// Expected reads that miss the cache: `FarLoad`.
     pub fn misses(&self) -> f64 {
-        self.in_run + self.before_run as f64 * far(self.words, self.cache_words.max(1))
+        self.far_reads
     }
 
     /// Expected words read from a stream the last-level cache no longer holds:
-    /// `FarStreamWord`. The next run finds its input at the distance of a whole run.
+    /// `FarStreamWord`.
     pub fn streamed_words(&self) -> f64 {
-        self.streamed_in_run
-            + self.streamed_before_run as f64 * stream_gone(self.words, self.last_level_words)
+        self.streamed_gone_words
     }
 }
 
@@ -329,6 +349,26 @@ pub fn last_level_words() -> u64 {
         .max(cache_words())
     })
 }
+
+/// The share of the last level a run's scattered reads keep, in words:
+/// `MLCOST_LAST_LEVEL_SHARE_BYTES`, else a sixteenth of [`last_level_words`] — one hardware
+/// thread's part of a level 3 shared by eight cores of two threads, as on the AMD host, whose
+/// search tree of 0.8 MB missed the level 2 at about 18 ns a node and one of 3.8 MB at about
+/// 72 (the level 3's latency, then the memory's). Never less than [`cache_words`].
+pub fn shared_level_words() -> u64 {
+    static WORDS: OnceLock<u64> = OnceLock::new();
+    *WORDS.get_or_init(|| {
+        std::env::var("MLCOST_LAST_LEVEL_SHARE_BYTES")
+            .ok()
+            .and_then(|v| parse_size(&v))
+            .map(|bytes| bytes / WORD_BYTES)
+            .unwrap_or(last_level_words() / LAST_LEVEL_SHARERS)
+            .max(cache_words())
+    })
+}
+
+/// Hardware threads that share a level 3, for [`shared_level_words`].
+const LAST_LEVEL_SHARERS: u64 = 16;
 
 /// A cache's size in words: the variable `overriding` if set, else sysfs's `level`, else
 /// `fallback` bytes.

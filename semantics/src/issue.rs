@@ -46,7 +46,7 @@ const fn instructions(c: Counter) -> u8 {
     match c {
         BranchMiss | CallShadow | ChainCycle | DividerCycle | DivisionChainCycle | FarLoad
         | FarStreamWord | FloatChainCycle | FloatMergeCycle | JumpMiss | LetLambda | MajorWord
-        | PromotedWord | ReturnMiss | ScannedFrame => 0,
+        | MemoryLoad | PromotedWord | ReturnMiss | ScannedFrame => 0,
         // Negative in truth (three instructions fewer than the block's construct counts), but
         // the clock only moves forward; three instructions do not move a loop between regimes.
         AllocMerged => 0,

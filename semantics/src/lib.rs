@@ -220,8 +220,10 @@
 //!   an array allocated major put into the remembered set, from which
 //!   [`Allocation::promoted_words`] gives the expected promotion for any minor-heap size.
 //! - **Reads beyond the cache**: every block read records how many words were touched since
-//!   the block's last touch; `FarLoad` counts the expected misses of the machine's level-2
-//!   cache among reads that the prefetcher does not stream ([`cache`]).
+//!   the block's last touch; from these reuse times the run's footprint says how many distinct
+//!   words passed through the cache meanwhile, and `FarLoad` counts the expected misses of the
+//!   machine's level-2 cache among reads that the prefetcher does not stream ([`cache`],
+//!   [`reuse`]).
 //! - **Evaluation order** is right to left for arguments, tuple fields and operands, as in
 //!   `ocamlopt`; it matters for which exception escapes first, and for where a value is read
 //!   for the last time (so for how long it lives).
@@ -315,6 +317,7 @@ mod prims;
 mod program;
 mod remembered;
 mod return_stack;
+mod reuse;
 mod scoped_walk;
 mod shared_checks;
 mod stdlib_link;

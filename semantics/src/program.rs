@@ -133,6 +133,8 @@ impl Program {
             let allocation = heap::finish();
             let far = allocation.touches.misses().round();
             m.counts[Counter::FarLoad as usize] = far as u64;
+            m.counts[Counter::MemoryLoad as usize] =
+                allocation.touches.shared_far_reads.round() as u64;
             m.counts[Counter::FarStreamWord as usize] =
                 allocation.touches.streamed_words().round() as u64;
             let heap_words = heap::minor_heap_words();
