@@ -14,6 +14,7 @@
 
 mod driver;
 mod frame_slots;
+mod stack_prefetch;
 
 use crate::ast::Pos;
 use crate::catalogue::{Counter, COUNTER_COUNT};
@@ -393,9 +394,11 @@ impl<'p> Machine<'p> {
         mut fid: FunId,
         argbase: usize,
     ) -> R<Value> {
-        if stack_address() < self.stack_limit {
+        let sp = stack_address();
+        if sp < self.stack_limit {
             return Err(self.too_deep(fid));
         }
+        stack_prefetch::deeper_frames(sp);
         let prog = self.prog;
         let saved_base = self.base;
         let caller = self.attributed_function();
@@ -473,6 +476,7 @@ impl<'p> Machine<'p> {
         if let Some(caller) = caller {
             self.attribute_to(caller);
         }
+        stack_prefetch::shallower_frames(stack_address());
         result
     }
 
