@@ -14,6 +14,7 @@
 
 mod driver;
 mod frame_slots;
+mod plain_call;
 mod stack_prefetch;
 
 use crate::ast::Pos;
@@ -379,7 +380,11 @@ impl<'p> Machine<'p> {
         site: CallSite,
     ) -> R<Value> {
         self.returns.call(site);
-        let result = self.invoke(env, fid, argbase);
+        let result = if self.prog.funs[fid as usize].plain && self.attribution.is_none() {
+            self.invoke_plain(env, fid, argbase)
+        } else {
+            self.invoke(env, fid, argbase)
+        };
         if result.is_ok() && self.returns.ret(site) {
             self.count(Counter::ReturnMiss);
         }
