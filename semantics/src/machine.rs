@@ -15,6 +15,7 @@
 mod driver;
 mod frame_slots;
 mod plain_call;
+mod spare_stack;
 mod stack_prefetch;
 
 use crate::ast::Pos;
@@ -183,7 +184,7 @@ impl<'p> Machine<'p> {
         Machine {
             prog,
             file: StrBlock::constant(file),
-            stack: Vec::with_capacity(1 << 16),
+            stack: spare_stack::take(),
             base: 0,
             env: empty_env.clone(),
             statics: prog.statics.iter().map(materialize).collect(),
