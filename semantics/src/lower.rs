@@ -54,6 +54,10 @@ pub(crate) struct ExecFun {
     pub return_chain: Chain,
     /// It takes a tuple's components (see [`crate::ir::FunCode::tupled`]).
     pub tupled: bool,
+    /// Entering it does nothing but set up the frame: no `Frame`, no poll, no loop; and its
+    /// body never leaves a tail call. [`Machine::invoke`] runs such a function (`id`, most
+    /// leaves) on a short path.
+    pub plain: bool,
 }
 
 /// A `let rec` group: the slot and function of each member, and the captured values the
@@ -139,6 +143,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
         call_sites: Default::default(),
         resolve: Default::default(),
         lowering: Default::default(),
+        leaves_calls: Default::default(),
     };
     let funs = c
         .funs
@@ -147,8 +152,10 @@ pub(crate) fn program(c: Compiled) -> Executable {
         .map(|(fid, f)| ExecFun {
             body: {
                 lower.lowering.set(fid as FunId);
+                lower.leaves_calls.set(false);
                 lower.code(f.body, true)
             },
+            plain: !(f.framed || f.loop_polls || f.is_loop || lower.leaves_calls.get()),
             name: f.name,
             symbol: f.symbol,
             arity: f.arity,
@@ -195,6 +202,8 @@ pub(crate) struct Lower {
     pub(crate) resolve: std::cell::RefCell<Vec<u32>>,
     /// The function being lowered, whose levels an `if` on a way back speaks for.
     pub(crate) lowering: std::cell::Cell<FunId>,
+    /// Whether the body being lowered leaves a tail call for its function's loop.
+    pub(crate) leaves_calls: std::cell::Cell<bool>,
 }
 
 /// An integer operation that cannot fail, on two operands (right one first, as in OCaml).

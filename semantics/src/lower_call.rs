@@ -87,6 +87,7 @@ impl Lower {
             .collect();
         if tail {
             // Left for the function's loop (see `Machine::invoke`).
+            self.leaves_calls.set(true);
             return match func {
                 // The callee needs no value: only its name goes to the loop.
                 Code::ClosedFun(fid) => ev(move |m| {

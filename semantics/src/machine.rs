@@ -14,6 +14,9 @@
 
 mod driver;
 mod frame_slots;
+mod plain_call;
+mod spare_stack;
+mod stack_prefetch;
 
 use crate::ast::Pos;
 use crate::catalogue::{Counter, COUNTER_COUNT};
@@ -181,7 +184,7 @@ impl<'p> Machine<'p> {
         Machine {
             prog,
             file: StrBlock::constant(file),
-            stack: Vec::with_capacity(1 << 16),
+            stack: spare_stack::take(),
             base: 0,
             env: empty_env.clone(),
             statics: prog.statics.iter().map(materialize).collect(),
@@ -378,7 +381,11 @@ impl<'p> Machine<'p> {
         site: CallSite,
     ) -> R<Value> {
         self.returns.call(site);
-        let result = self.invoke(env, fid, argbase);
+        let result = if self.prog.funs[fid as usize].plain && self.attribution.is_none() {
+            self.invoke_plain(env, fid, argbase)
+        } else {
+            self.invoke(env, fid, argbase)
+        };
         if result.is_ok() && self.returns.ret(site) {
             self.count(Counter::ReturnMiss);
         }
@@ -393,9 +400,11 @@ impl<'p> Machine<'p> {
         mut fid: FunId,
         argbase: usize,
     ) -> R<Value> {
-        if stack_address() < self.stack_limit {
+        let sp = stack_address();
+        if sp < self.stack_limit {
             return Err(self.too_deep(fid));
         }
+        stack_prefetch::deeper_frames(sp);
         let prog = self.prog;
         let saved_base = self.base;
         let caller = self.attributed_function();
@@ -473,6 +482,7 @@ impl<'p> Machine<'p> {
         if let Some(caller) = caller {
             self.attribute_to(caller);
         }
+        stack_prefetch::shallower_frames(stack_address());
         result
     }
 
