@@ -243,7 +243,7 @@ mod tests {
         assert_eq!(bin_of(16), 16);
         assert_eq!(bin_of(31), 31);
         assert!(bin_of(u64::MAX) < BINS);
-        // 1/16 octave: 1000 and 1060 apart, 1000 and 1030 maybe not.
+        // A sixteenth of an octave: 1000 and 1070 fall in different bins.
         assert_ne!(bin_of(1000), bin_of(1070));
     }
 
