@@ -17,10 +17,10 @@ mod frame_slots;
 mod plain_call;
 mod spare_stack;
 mod stack_prefetch;
+mod statics;
 
 use crate::ast::Pos;
 use crate::catalogue::{Counter, COUNTER_COUNT};
-use crate::heap::Born;
 use crate::ir::*;
 use crate::issue::Iteration;
 use crate::lower::Executable;
@@ -146,36 +146,6 @@ fn stack_address() -> usize {
     std::hint::black_box(&marker) as *const u8 as usize
 }
 
-fn materialize(v: &StaticValue) -> Value {
-    match v {
-        StaticValue::Imm(i) => Value::Int(*i),
-        StaticValue::Float(f) => Value::of_float(*f),
-        StaticValue::Str(s) => StrBlock::constant(s),
-        StaticValue::Block { tag, fields } => Value::Block(Rc::new(Block {
-            tag: *tag,
-            fields: fields.iter().map(materialize).collect(),
-            born: Born::untracked(),
-        })),
-        StaticValue::List(items) => items.iter().rev().fold(Value::Int(0), |tail, h| {
-            Value::Cons(Rc::new(ConsCell {
-                head: materialize(h),
-                tail,
-                born: Born::untracked(),
-            }))
-        }),
-        StaticValue::Record { flat, fields } => Value::Mut(Rc::new(MutBlock {
-            flat: *flat,
-            fields: std::cell::RefCell::new(fields.iter().map(materialize).collect()),
-            born: Born::untracked(),
-        })),
-        StaticValue::Exn(id) => Value::Exn(Rc::new(ExnValue {
-            id: *id,
-            args: Box::new([]),
-            born: Born::untracked(),
-        })),
-    }
-}
-
 impl<'p> Machine<'p> {
     /// A machine for `prog`; `stack_budget` is how many bytes of the current thread's stack
     /// recursion may use.
@@ -187,7 +157,7 @@ impl<'p> Machine<'p> {
             stack: spare_stack::take(),
             base: 0,
             env: empty_env.clone(),
-            statics: prog.statics.iter().map(materialize).collect(),
+            statics: prog.statics.iter().map(statics::materialize).collect(),
             closed: (0..prog.funs.len() as FunId)
                 .map(|fid| Value::fun(fid, empty_env.clone()))
                 .collect(),
