@@ -79,8 +79,13 @@ struct TouchClock {
     next_address: Cell<u64>,
     /// Address of the last read that could miss, per stream, the most recent first.
     streams: Cell<[u64; STREAMS]>,
-    /// The run's reads of blocks it touched before, and its allocations, by reuse time.
+    /// The run's reads of blocks it touched before that may miss, by reuse time.
     reuse: RefCell<ReuseHistogram>,
+    /// Σ words · reuse time of the reads too recent to miss: kept apart from `reuse`, as the
+    /// commonest read should cost one addition.
+    near_word_time: Cell<f64>,
+    /// Words allocated in the run.
+    allocated_words: Cell<u64>,
     /// First reads in the run of blocks built before it, not streamed.
     before_run: Cell<u64>,
     /// Words read by the run's first reads of blocks built before it, streamed or not: the
@@ -122,7 +127,9 @@ impl Touched {
             let last = if clock.tracking.get() {
                 let end = clock.words.get() + u64::from(words);
                 clock.words.set(end);
-                clock.reuse.borrow_mut().allocated(words);
+                clock
+                    .allocated_words
+                    .set(clock.allocated_words.get() + u64::from(words));
                 end
             } else {
                 BEFORE_RUN
@@ -156,7 +163,9 @@ impl Touched {
                 now - last
             };
             if distance < clock.cache_words.get() / NEAR_FRACTION {
-                clock.reuse.borrow_mut().near(words, distance);
+                clock
+                    .near_word_time
+                    .set(clock.near_word_time.get() + f64::from(words) * distance as f64);
             } else {
                 let streamed = follow(&clock.streams, self.address, STREAM_WORDS);
                 if last == BEFORE_RUN {
@@ -207,6 +216,8 @@ pub(crate) fn start() {
         clock.words.set(0);
         clock.streams.set([u64::MAX; STREAMS]);
         clock.reuse.borrow_mut().reset();
+        clock.near_word_time.set(0.0);
+        clock.allocated_words.set(0);
         clock.before_run.set(0);
         clock.first_read_words.set(0);
         clock.streamed_before_run.set(0);
@@ -219,6 +230,7 @@ pub(crate) fn finish() -> Touches {
         clock.tracking.set(false);
         let words = clock.words.get();
         let mut reuse = clock.reuse.borrow_mut();
+        reuse.add_outside_bins(clock.near_word_time.get(), clock.allocated_words.get());
         // The next run reads its input again a whole run after this one did.
         reuse.add_at(
             words,

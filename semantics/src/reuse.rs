@@ -100,16 +100,11 @@ impl ReuseHistogram {
         self.allocated_words = 0;
     }
 
-    /// `words` allocated.
-    #[inline]
-    pub(crate) fn allocated(&mut self, words: u32) {
-        self.allocated_words += u64::from(words);
-    }
-
-    /// A read too recent to miss.
-    #[inline]
-    pub(crate) fn near(&mut self, words: u32, time: u64) {
-        self.near_word_time += f64::from(words) * time as f64;
+    /// What the run did besides the reads in bins, summed by the clock: Σ words · reuse time of
+    /// the reads too recent to miss, and the words allocated.
+    pub(crate) fn add_outside_bins(&mut self, near_word_time: f64, allocated_words: u64) {
+        self.near_word_time += near_word_time;
+        self.allocated_words += allocated_words;
     }
 
     /// A read that may miss; `streamed` if the prefetcher brings it in.
@@ -295,9 +290,7 @@ mod tests {
         let mut h = ReuseHistogram::default();
         h.reset();
         h.add_at(100_000, 1000, 1000, 0);
-        for _ in 0..99_000 {
-            h.near(1, 1);
-        }
+        h.add_outside_bins(99_000.0, 0);
         let e = h.expected(100_000, caches(2000, 1 << 20), none);
         assert!((e.footprint_words - 1000.99).abs() < 0.01, "{e:?}");
         assert!(e.far_reads < 1.0, "{e:?}");
@@ -310,9 +303,7 @@ mod tests {
         let mut h = ReuseHistogram::default();
         h.reset();
         h.add_at(10_100, 100, 100, 0);
-        for _ in 0..10_000 {
-            h.allocated(1);
-        }
+        h.add_outside_bins(0.0, 10_000);
         let e = h.expected(10_100, caches(1000, 1 << 20), none);
         assert!(e.far_reads > 99.9, "{e:?}");
     }
