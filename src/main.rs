@@ -3,6 +3,25 @@
 //! directory (`rundir`), `ocaml-runtime` builds, `harness` measures, `semantics` counts, `fit`
 //! fits, `reports` shows. The design is in `docs/design.md`.
 
+/// `print!` for a command's output: a reader that goes away (`mlcost count … | head -1`) ends
+/// the command quietly, as it ends any Unix filter, instead of `print!`'s panic; measurements
+/// are on disk as they are taken, so nothing is lost.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!($($arg)*))
+    };
+}
+
+/// `println!` for a command's output (see [`out!`]).
+macro_rules! outln {
+    () => {
+        $crate::write_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod commands;
 mod progress;
 
@@ -84,6 +103,20 @@ fn main() -> ExitCode {
             eprintln!("mlcost: error: {}", one_message(&err));
             ExitCode::from(ERROR)
         }
+    }
+}
+
+/// Writes a command's output; see [`out!`]. Any other failure to write (a full disk behind a
+/// redirection) is an error with its cause, not a panic.
+pub(crate) fn write_stdout(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(err) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("mlcost: error: writing the output: {err}");
+        std::process::exit(i32::from(ERROR));
     }
 }
 

@@ -38,3 +38,22 @@ fn the_builtin_suite_separates_every_construct() {
     let condition = s["condition_number"].as_f64().unwrap();
     assert!(condition < 100.0, "{s}");
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_quietly() {
+    // `mlcost gen … | head -0`: the pipe's reading end is closed before the first line.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mlcost"))
+        .args(["gen", "--out", "suite"])
+        .current_dir(tmp.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.status.success(), "{stderr}");
+    assert!(tmp.path().join("suite/manifest.json").exists(), "{stderr}");
+}

@@ -61,9 +61,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     progress.finish();
     let outcome = outcome?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&outcome.estimates)?);
+        outln!("{}", serde_json::to_string_pretty(&outcome.estimates)?);
     } else {
-        print!("{}", reports::terminal::table(&outcome.estimates));
+        out!("{}", reports::terminal::table(&outcome.estimates));
     }
     if let Some(line) =
         reports::terminal::machine_summary(outcome.canary.as_ref(), &outcome.estimates)

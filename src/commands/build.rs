@@ -37,7 +37,7 @@ pub fn run(args: BuildArgs) -> Result<ExitCode> {
         .iter()
         .filter(|p| !p.builds.is_empty() && p.builds.iter().all(|b| b.verified()))
         .count();
-    println!(
+    outln!(
         "{verified}/{} programs built and verified with {} compiler(s) × {layouts} layouts; counts in {}",
         outcome.manifest.programs.len(),
         compilers.len(),

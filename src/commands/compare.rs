@@ -115,11 +115,19 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         eprintln!("mlcost: warning: {warning}");
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&cmp)?);
+        outln!("{}", serde_json::to_string_pretty(&cmp)?);
     } else {
-        println!(
+        outln!(
             "{:<14} {:>9} {:>9} {:>7} {:>17} {:>8} {:>8} {:>8} {:>8}  Verdict",
-            "Construct", "A ns", "B ns", "B/A", "95% CI", "Change", "A instr", "B instr", "Instr"
+            "Construct",
+            "A ns",
+            "B ns",
+            "B/A",
+            "95% CI",
+            "Change",
+            "A instr",
+            "B instr",
+            "Instr"
         );
         let instructions: std::collections::BTreeMap<&str, _> = cmp
             .instructions
@@ -135,7 +143,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
                     format!("{:>8.2} {:>8.2} {:>+6.1}%{mark}", i.a, i.b, i.change_pct)
                 },
             );
-            println!(
+            outln!(
                 "{:<14} {:>9.3} {:>9.3} {:>7.3} {:>8.3} .. {:<6.3} {:>+7.1}% {instr}  {}{flag}",
                 c.construct,
                 c.a_ns,
@@ -147,8 +155,8 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
                 c.verdict.label()
             );
         }
-        println!("{}", cmp.summary());
-        println!(
+        outln!("{}", cmp.summary());
+        outln!(
             "{}",
             reports::compare_instructions::instructions_summary(&cmp.instructions)
         );

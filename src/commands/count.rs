@@ -43,9 +43,9 @@ pub fn run(args: CountArgs) -> Result<ExitCode> {
         eprintln!("native result digest agrees: {}", result.digest);
     }
     if args.json {
-        println!("{}", serde_json::to_string(&result)?);
+        outln!("{}", serde_json::to_string(&result)?);
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{}", reports::terminal::counts_table(&result));
+    out!("{}", reports::terminal::counts_table(&result));
     Ok(ExitCode::SUCCESS)
 }

@@ -90,9 +90,9 @@ pub fn run(args: ExplainArgs) -> Result<ExitCode> {
         method: args.method,
     })?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&e)?);
+        outln!("{}", serde_json::to_string_pretty(&e)?);
     } else {
-        print!("{}", table(&e, args.constructs));
+        out!("{}", table(&e, args.constructs));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -32,7 +32,7 @@ pub fn print_fit(outcome: &pipeline::FitOutcome) {
             outcome.left_out.join(", ")
         );
     }
-    print!(
+    out!(
         "{}",
         reports::terminal::model_summary(&outcome.compiler, &outcome.model)
     );
@@ -44,7 +44,7 @@ pub fn run(args: FitArgs) -> Result<ExitCode> {
     for outcome in pipeline::fit_run(&args.run_dir, &options)? {
         print_fit(&outcome);
     }
-    println!(
+    outln!(
         "model: {}",
         rundir::RunDir::new(&args.run_dir)
             .main_model_file()

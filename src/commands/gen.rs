@@ -51,7 +51,7 @@ pub fn run(args: GenArgs) -> Result<ExitCode> {
         .len();
     let separability = pipeline::separability::suite_separability(&args.out, &outcome.manifest);
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
                 "programs": programs,
@@ -60,7 +60,7 @@ pub fn run(args: GenArgs) -> Result<ExitCode> {
             }))?
         );
     } else {
-        println!(
+        outln!(
             "{programs} programs from {templates} templates in {}",
             args.out.display()
         );

@@ -39,9 +39,9 @@ pub fn run(args: HistoryArgs) -> Result<ExitCode> {
         Some(construct) => {
             let points = history.trend(construct, args.method.name())?;
             if args.json {
-                println!("{}", serde_json::to_string_pretty(&points)?);
+                outln!("{}", serde_json::to_string_pretty(&points)?);
             } else {
-                print!(
+                out!(
                     "{}",
                     reports::terminal::history_trend(construct, args.method.name(), &points)
                 );
@@ -50,9 +50,9 @@ pub fn run(args: HistoryArgs) -> Result<ExitCode> {
         None => {
             let runs = history.runs()?;
             if args.json {
-                println!("{}", serde_json::to_string_pretty(&runs)?);
+                outln!("{}", serde_json::to_string_pretty(&runs)?);
             } else {
-                print!("{}", reports::terminal::history_runs(&runs, &args.db));
+                out!("{}", reports::terminal::history_runs(&runs, &args.db));
             }
         }
     }

@@ -74,7 +74,7 @@ pub fn validate_and_print(run_dir: &Path, controls: Option<&Path>) -> Result<()>
             .iter()
             .map(|(m, e)| format!("{} {e:.2}%", m.name().to_uppercase()))
             .collect();
-        println!(
+        outln!(
             "{}: instruction model on {} control points: mean error without collections {}; with collections (promotion and major GC unmodelled) {}",
             v.compiler,
             v.points.len(),
@@ -82,7 +82,7 @@ pub fn validate_and_print(run_dir: &Path, controls: Option<&Path>) -> Result<()>
             collecting.join(", ")
         );
         if !v.miscounted.is_empty() {
-            println!(
+            outln!(
                 "{}: missed by more than {MISCOUNT_PCT}% (miscounted or unmodelled construct): {}",
                 v.compiler,
                 v.miscounted.join(", ")
@@ -95,7 +95,7 @@ pub fn validate_and_print(run_dir: &Path, controls: Option<&Path>) -> Result<()>
                     .take(3)
                     .map(|(c, n)| format!("{c} {n:.1}"))
                     .collect();
-            println!(
+            outln!(
                 "  {} at {} ({:+.1}%): in {}, {:.1} instructions per run measured, {:.1} predicted ({})",
                 m.program,
                 m.size,
@@ -107,7 +107,7 @@ pub fn validate_and_print(run_dir: &Path, controls: Option<&Path>) -> Result<()>
             );
         }
         if !v.located.is_empty() {
-            println!("  (`mlcost explain RUN_DIR PROGRAM` shows every function of one)");
+            outln!("  (`mlcost explain RUN_DIR PROGRAM` shows every function of one)");
         }
     }
     Ok(())
@@ -121,7 +121,7 @@ pub fn run(args: InstructionsArgs) -> Result<ExitCode> {
             .and_then(|s| s.controls);
         validate_and_print(&args.run_dir, controls.as_deref())?;
     }
-    println!(
+    outln!(
         "instructions: {} (fit them with `mlcost fit {}`)",
         rundir::RunDir::new(&args.run_dir)
             .instructions_file()

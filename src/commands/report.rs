@@ -13,6 +13,6 @@ pub struct ReportArgs {
 
 pub fn run(args: ReportArgs) -> Result<ExitCode> {
     let path = reports::html::write_report(&args.run_dir)?;
-    println!("report: {}", path.display());
+    outln!("report: {}", path.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -8,7 +8,7 @@ pub fn print(s: &SuiteSeparability) {
         eprintln!("mlcost: {why}");
     }
     let d = &s.separability;
-    println!(
+    outln!(
         "design: {} points × {} constructs, rank {}{}, condition number {:.1}",
         d.points,
         d.constructs.len(),
@@ -21,7 +21,7 @@ pub fn print(s: &SuiteSeparability) {
         d.condition_number
     );
     for group in &d.aliased {
-        println!("cannot be separated: {}", group.join(" ~ "));
+        outln!("cannot be separated: {}", group.join(" ~ "));
     }
     if !s.hard_to_separate.is_empty() {
         let listed: Vec<String> = s
@@ -29,10 +29,10 @@ pub fn print(s: &SuiteSeparability) {
             .iter()
             .map(|(c, v)| format!("{c} (VIF {v:.1})"))
             .collect();
-        println!("hard to separate: {}", listed.join(", "));
+        outln!("hard to separate: {}", listed.join(", "));
     }
     if !s.unstressed.is_empty() {
-        println!(
+        outln!(
             "never run by the suite (no cost will be learned): {}",
             s.unstressed.join(", ")
         );

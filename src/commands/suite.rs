@@ -163,12 +163,12 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     for failure in &split.training_failures {
         eprintln!("mlcost: not measured: {failure}");
     }
-    println!("Training programs (layout-averaged):");
-    print!("{}", reports::terminal::table(&split.training));
+    outln!("Training programs (layout-averaged):");
+    out!("{}", reports::terminal::table(&split.training));
     if let Some(line) =
         reports::terminal::machine_summary(measured.canary.as_ref(), &split.training)
     {
-        println!("{line}");
+        outln!("{line}");
     }
 
     // instructions, training and controls: after timing, never during it (valgrind may use
@@ -211,6 +211,6 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     pipeline::record_history(&args.history, &run_dir)?;
     eprintln!("recorded in {}", args.history.display());
     let report = reports::html::write_report(&run_dir)?;
-    println!("\nreport: {}", report.display());
+    outln!("\nreport: {}", report.display());
     Ok(ExitCode::SUCCESS)
 }

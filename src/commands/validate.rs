@@ -31,7 +31,7 @@ pub struct ValidateArgs {
 }
 
 pub fn print_validation(name: &str, v: &Validation) {
-    print!("{}", reports::terminal::validation_summary(name, v));
+    out!("{}", reports::terminal::validation_summary(name, v));
     for s in &v.skipped {
         eprintln!("mlcost: skipped control {}: {}", s.program, s.reason);
     }
