@@ -61,6 +61,7 @@ fn interp(c: &mut Criterion) {
                     "FloatMergeCycle",
                     "FloatChainCycle",
                     "DivisionChainCycle",
+                    "ForwardChainCycle",
                     "DividerCycle",
                     "CallShadow",
                 ]

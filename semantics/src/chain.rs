@@ -322,7 +322,7 @@ impl<'a> Walker<'a> {
                             _ => false,
                         };
                     if boxed {
-                        plus(&l, LOAD)
+                        plus(&l, w.known.walk.unboxing_load())
                     } else {
                         l
                     }

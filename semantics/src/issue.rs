@@ -44,9 +44,10 @@ pub(crate) const ISSUE_WIDTH: u64 = 6;
 const fn instructions(c: Counter) -> u8 {
     use Counter::*;
     match c {
-        BranchMiss | CallShadow | ChainCycle | DividerCycle | DivisionChainCycle | FarLoad
-        | FarStreamWord | FloatChainCycle | FloatMergeCycle | JumpMiss | LetLambda | MajorWord
-        | MemoryLoad | PromotedWord | ReturnMiss | ScannedFrame => 0,
+        BranchMiss | CallShadow | ChainCycle | DividerCycle | DivisionChainCycle
+        | ForwardChainCycle | FarLoad | FarStreamWord | FloatChainCycle | FloatMergeCycle
+        | JumpMiss | LetLambda | MajorWord | MemoryLoad | PromotedWord | ReturnMiss
+        | ScannedFrame => 0,
         // Negative in truth (three instructions fewer than the block's construct counts), but
         // the clock only moves forward; three instructions do not move a loop between regimes.
         AllocMerged => 0,
@@ -380,10 +381,11 @@ impl Machine<'_> {
 
 /// The constructs that the parts of a chain's excess other than `ChainCycle`'s go to, in the
 /// order of [`Chain::shares`].
-const CHAIN_KINDS: [Counter; 3] = [
+const CHAIN_KINDS: [Counter; 4] = [
     Counter::FloatMergeCycle,
     Counter::FloatChainCycle,
     Counter::DivisionChainCycle,
+    Counter::ForwardChainCycle,
 ];
 
 impl Machine<'_> {

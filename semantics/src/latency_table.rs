@@ -81,24 +81,29 @@ pub(crate) fn is_float_op(op: Op2) -> bool {
 /// cycles differ most from one core to another, so the fit prices each apart on the machine
 /// it runs on: `cvtsi2sd`'s wait for the last float result (a chain of 40 cycles an iteration
 /// of Simpson's rule on this table's Golden Cove core, none on an AMD Zen 3), the float
-/// operations and the store of a boxed float (Zen 3 adds in 3 cycles, multiplies in 3,
-/// forwards a stored double in about 8: 2, 4 and 7 here) and the integer divisions by a
-/// variable (`idiv` on small operands: 22 here, about 11 on Zen 3).
+/// operations (Zen 3 adds in 3 cycles and multiplies in 3: 2 and 4 here), the integer
+/// divisions by a variable (`idiv` on small operands: 22 here, about 11 on Zen 3), and a store
+/// forwarded to the next iteration's load — a boxed float, a float field, an array element
+/// (7 cycles here with the load; Zen 3 forwards a double in about 8, and the fit on its
+/// measurements priced a float cycle 1.8 times an integer one while this kind was in the
+/// float kind, where the add and the multiply alone would be 1.5 and 0.75).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Walk {
     WithoutMerge,
     WithoutMergeOrFloat,
     WithoutMergeOrDivision,
+    WithoutMergeOrForward,
     Full,
 }
 
 impl Walk {
     /// In the order [`crate::chain::mark_chains`] makes them: `Full` last, when the others'
     /// cycles are on the IR to divide its chains by.
-    pub(crate) const ALL: [Walk; 4] = [
+    pub(crate) const ALL: [Walk; 5] = [
         Walk::WithoutMerge,
         Walk::WithoutMergeOrFloat,
         Walk::WithoutMergeOrDivision,
+        Walk::WithoutMergeOrForward,
         Walk::Full,
     ];
 
@@ -130,11 +135,27 @@ impl Walk {
 
     /// What a float boxed by one iteration and unboxed by the next adds to the load.
     pub(crate) fn boxed(self) -> u32 {
-        if self == Walk::WithoutMergeOrFloat {
+        if self == Walk::WithoutMergeOrForward {
             0
         } else {
             BOX
         }
+    }
+
+    /// The load of a boxed float's contents: on a chain a loop carries, the box was stored by
+    /// the iteration before, so the load waits on a store's forwarding.
+    pub(crate) fn unboxing_load(self) -> u32 {
+        if self == Walk::WithoutMergeOrForward {
+            0
+        } else {
+            LOAD
+        }
+    }
+
+    /// A load of what an earlier iteration stored to memory (a boxed float, a float field, an
+    /// array element): the load and the store's forwarding to it.
+    pub(crate) fn forwarded(self) -> u32 {
+        self.unboxing_load() + self.boxed()
     }
 }
 
@@ -145,13 +166,14 @@ fn is_float_latency(op: Op2) -> bool {
 }
 
 /// The chain a loop carries, in cycles of each walk ([`Walk`]), and the parts of the full
-/// chain that the kinds make — `cvtsi2sd`'s wait, float operations, integer divisions — in
-/// 65 536ths, which [`crate::issue`] counts apart (`FloatMergeCycle`, `FloatChainCycle`,
-/// `DivisionChainCycle`), the rest as `ChainCycle`.
+/// chain that the kinds make — `cvtsi2sd`'s wait, float operations, integer divisions, stores
+/// forwarded to the next iteration's loads — in 65 536ths, which [`crate::issue`] counts apart
+/// (`FloatMergeCycle`, `FloatChainCycle`, `DivisionChainCycle`, `ForwardChainCycle`), the rest
+/// as `ChainCycle`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Chain {
-    walks: [u32; 4],
-    pub(crate) shares: [u32; 3],
+    walks: [u32; 5],
+    pub(crate) shares: [u32; 4],
 }
 
 impl Chain {
@@ -168,26 +190,27 @@ impl Chain {
         }
     }
 
-    /// The merge is what the walk without it loses; float operations and divisions what
-    /// leaving each out loses beyond that (both scaled down where together they would
-    /// exceed the chain without the merge, as when one chain is a division of floats).
-    fn divide(&self) -> [u32; 3] {
+    /// The merge is what the walk without it loses; float operations, divisions and
+    /// forwarded stores what leaving each out loses beyond that (scaled down together where
+    /// they would exceed the chain without the merge, as when one chain is a division of
+    /// floats).
+    fn divide(&self) -> [u32; 4] {
         let full = self.cycles();
         if full == 0 {
-            return [0; 3];
+            return [0; 4];
         }
-        let [without_merge, without_float, without_division, _] = self.walks;
+        let [without_merge, without_float, without_division, without_forward, _] = self.walks;
         let without_merge = without_merge.min(full);
         let merge = full - without_merge;
-        let mut float = without_merge.saturating_sub(without_float) as u64;
-        let mut division = without_merge.saturating_sub(without_division) as u64;
-        if float + division > without_merge as u64 {
-            let both = float + division;
-            float = float * without_merge as u64 / both;
-            division = division * without_merge as u64 / both;
+        let mut parts = [without_float, without_division, without_forward]
+            .map(|without| without_merge.saturating_sub(without) as u64);
+        let together: u64 = parts.iter().sum();
+        if together > without_merge as u64 {
+            parts = parts.map(|part| part * without_merge as u64 / together);
         }
         let share = |part: u64| (part * SHARE_ONE / full as u64) as u32;
-        [share(merge as u64), share(float), share(division)]
+        let [float, division, forward] = parts.map(share);
+        [share(merge as u64), float, division, forward]
     }
 }
 
@@ -198,7 +221,7 @@ pub(crate) const SHARE_ONE: u64 = 1 << 16;
 mod tests {
     use super::*;
 
-    fn chain(walks: [u32; 4]) -> Chain {
+    fn chain(walks: [u32; 5]) -> Chain {
         let mut chain = Chain::default();
         for (walk, cycles) in Walk::ALL.into_iter().zip(walks) {
             chain.set(walk, cycles);
@@ -209,20 +232,23 @@ mod tests {
     #[test]
     fn each_kind_is_what_leaving_it_out_loses() {
         // 24 cycles, 2 without the merge, 0 without it or the float add.
-        let merge = chain([2, 0, 2, 24]);
+        let merge = chain([2, 0, 2, 2, 24]);
         assert_eq!(merge.cycles(), 24);
-        assert_eq!(merge.shares, [22 * 65536 / 24, 2 * 65536 / 24, 0]);
+        assert_eq!(merge.shares, [22 * 65536 / 24, 2 * 65536 / 24, 0, 0]);
+        // A boxed accumulator's add: 2 cycles of float add, 7 of forwarding, 9 in all.
+        let accumulator = chain([9, 7, 9, 2, 9]);
+        assert_eq!(accumulator.shares, [0, 2 * 65536 / 9, 0, 7 * 65536 / 9]);
         // A chain of integer adds and loads: no kind.
-        assert_eq!(chain([7, 7, 7, 7]).shares, [0; 3]);
-        assert_eq!(chain([0, 0, 0, 0]).shares, [0; 3]);
+        assert_eq!(chain([7, 7, 7, 7, 7]).shares, [0; 4]);
+        assert_eq!(chain([0, 0, 0, 0, 0]).shares, [0; 4]);
     }
 
     #[test]
     fn float_and_division_parts_are_scaled_to_fit_the_chain() {
         // Leaving out either kind leaves 5 of 20 cycles: together they cannot make 30, so
         // each makes half.
-        let both = chain([20, 5, 5, 20]);
-        assert_eq!(both.shares, [0, 32768, 32768]);
+        let both = chain([20, 5, 5, 20, 20]);
+        assert_eq!(both.shares, [0, 32768, 32768, 0]);
         assert!(both.shares.iter().map(|&s| s as u64).sum::<u64>() <= SHARE_ONE);
     }
 
@@ -240,8 +266,13 @@ mod tests {
         );
         assert_eq!(Walk::WithoutMergeOrFloat.op1(Op1::FSqrt), Some(0));
         assert_eq!(Walk::WithoutMergeOrFloat.op1(Op1::Ignore), None);
-        assert_eq!(Walk::WithoutMergeOrFloat.boxed(), 0);
-        assert_eq!(Walk::Full.boxed(), BOX);
+        assert_eq!(Walk::WithoutMergeOrFloat.boxed(), BOX);
+        assert_eq!(Walk::WithoutMergeOrForward.forwarded(), 0);
+        assert_eq!(
+            Walk::WithoutMergeOrForward.op2(Op2::FAdd),
+            op2_cycles(Op2::FAdd)
+        );
+        assert_eq!(Walk::Full.forwarded(), LOAD + BOX);
         assert!(Walk::Full.merges() && !Walk::WithoutMerge.merges());
     }
 }

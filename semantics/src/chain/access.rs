@@ -4,7 +4,7 @@
 
 use super::{join, plus, source, Lat, Walker};
 use crate::ir::*;
-use crate::latency_table::{BOX, LOAD};
+use crate::latency_table::LOAD;
 use crate::loop_carried::{element, field_block};
 
 impl Walker<'_> {
@@ -67,7 +67,7 @@ impl Walker<'_> {
             ImpOp::GetField { flat: true, .. } => {
                 let loaded = plus(&args[0], LOAD);
                 // A double this iteration stored, or the last one did: forwarded.
-                let forward = LOAD + self.known.walk.boxed();
+                let forward = self.known.walk.forwarded();
                 let stored = field.and_then(|f| match self.stored_now.get(&f) {
                     Some(now) => Some(now.clone()),
                     None => self.fields.get(&f).map(|&j| source(self.sources, j)),
@@ -96,7 +96,10 @@ impl Walker<'_> {
                 // Stored by the iteration before at the offset one step further: a store
                 // forwarded to the load, as a boxed float passed on.
                 match carried.and_then(|(a, c, step)| self.elements.get(&(a, c + step))) {
-                    Some(&j) => join(&loaded, &plus(&source(self.sources, j), LOAD + BOX)),
+                    Some(&j) => {
+                        let forwarded = self.known.walk.forwarded();
+                        join(&loaded, &plus(&source(self.sources, j), forwarded))
+                    }
                     None => loaded,
                 }
             }

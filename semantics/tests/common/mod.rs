@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 /// and branches, the collector's work, the chains loops carry. The source-level count tests
 /// leave them out of their maps; `counts_calls.rs`, `counts_branches.rs`, `counts_cache.rs`,
 /// `allocation.rs` and `counts_chain.rs` pin them.
-pub const MACHINE_LEVEL: [&str; 17] = [
+pub const MACHINE_LEVEL: [&str; 18] = [
     "DividerCycle",
     "Spill",
     "Frame",
@@ -25,6 +25,7 @@ pub const MACHINE_LEVEL: [&str; 17] = [
     "FloatMergeCycle",
     "FloatChainCycle",
     "DivisionChainCycle",
+    "ForwardChainCycle",
     "CallShadow",
 ];
 
@@ -59,6 +60,7 @@ pub fn chain_of(source: &str, size: i64) -> u64 {
         "FloatMergeCycle",
         "FloatChainCycle",
         "DivisionChainCycle",
+        "ForwardChainCycle",
     ]
     .iter()
     .map(|kind| counts.get(*kind).copied().unwrap_or(0))
