@@ -144,28 +144,32 @@ pub(crate) fn program(c: Compiled) -> Executable {
         resolve: Default::default(),
         lowering: Default::default(),
         leaves_calls: Default::default(),
+        lowered_plain: std::cell::RefCell::new(vec![false; c.funs.len()]),
     };
     let funs = c
         .funs
         .into_iter()
         .enumerate()
-        .map(|(fid, f)| ExecFun {
-            body: {
-                lower.lowering.set(fid as FunId);
-                lower.leaves_calls.set(false);
-                lower.code(f.body, true)
-            },
-            plain: !(f.framed || f.loop_polls || f.is_loop || lower.leaves_calls.get()),
-            name: f.name,
-            symbol: f.symbol,
-            arity: f.arity,
-            frame_size: f.frame_size,
-            pos: f.pos,
-            framed: f.framed,
-            loop_polls: f.loop_polls,
-            is_loop: f.is_loop,
-            return_chain: f.return_chain,
-            tupled: f.tupled,
+        .map(|(fid, f)| {
+            lower.lowering.set(fid as FunId);
+            lower.leaves_calls.set(false);
+            let body = lower.code(f.body, true);
+            let plain = !(f.framed || f.loop_polls || f.is_loop || lower.leaves_calls.get());
+            lower.lowered_plain.borrow_mut()[fid] = plain;
+            ExecFun {
+                body,
+                plain,
+                name: f.name,
+                symbol: f.symbol,
+                arity: f.arity,
+                frame_size: f.frame_size,
+                pos: f.pos,
+                framed: f.framed,
+                loop_polls: f.loop_polls,
+                is_loop: f.is_loop,
+                return_chain: f.return_chain,
+                tupled: f.tupled,
+            }
         })
         .collect();
     let items = c
@@ -204,6 +208,9 @@ pub(crate) struct Lower {
     pub(crate) lowering: std::cell::Cell<FunId>,
     /// Whether the body being lowered leaves a tail call for its function's loop.
     pub(crate) leaves_calls: std::cell::Cell<bool>,
+    /// Per function, whether it is lowered already and plain (see [`ExecFun::plain`]): calls
+    /// of it lowered afterwards take the short path straight away.
+    pub(crate) lowered_plain: std::cell::RefCell<Vec<bool>>,
 }
 
 /// An integer operation that cannot fail, on two operands (right one first, as in OCaml).

@@ -117,6 +117,16 @@ impl Lower {
             Code::ClosedFun(fid) | Code::Sibling(fid)
                 if !tail_tagged && self.arities[fid as usize] as usize == nargs =>
             {
+                // A function lowered already (most callees are defined before their
+                // callers) and plain: the call's closure runs its frame itself.
+                if self.lowered_plain.borrow()[fid as usize] {
+                    return ev(move |m| {
+                        let argbase = push_args(m, &args)?;
+                        m.count(Counter::FunApp);
+                        m.spill_around_call(kept_live, &kept_slots);
+                        m.call_plain(fid, argbase, site)
+                    });
+                }
                 ev(move |m| {
                     let argbase = push_args(m, &args)?;
                     m.count(Counter::FunApp);

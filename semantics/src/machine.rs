@@ -527,16 +527,26 @@ impl<'p> Machine<'p> {
     ) -> Result<FunId, R<Value>> {
         let p = &mut self.pending;
         let (nargs, known, fun) = (p.nargs, p.known, p.fun);
+        // The commonest tail call, a loop's jump back: a function named statically, given as
+        // many arguments as it takes. No callee value is built, matched and dropped for it.
+        if matches!(p.kind, CalleeKind::Closed | CalleeKind::Sibling)
+            && self.prog.funs[fun as usize].arity as usize == nargs
+        {
+            p.kind = CalleeKind::None;
+            self.move_arguments(argbase, nargs);
+            self.count(if known && fun == running {
+                Counter::SelfTailApp
+            } else {
+                Counter::TailApp
+            });
+            return Ok(fun);
+        }
         let callee = match std::mem::replace(&mut p.kind, CalleeKind::None) {
             CalleeKind::Closed => Callee::Closed(fun),
             CalleeKind::Sibling => Callee::Sibling(fun),
             _ => Callee::Value(std::mem::replace(&mut p.value, UNIT)),
         };
-        let src = self.stack.len() - nargs;
-        for i in 0..nargs {
-            self.stack.swap(argbase + i, src + i);
-        }
-        self.pop_to(argbase + nargs);
+        self.move_arguments(argbase, nargs);
         let next = match &callee {
             Callee::Closed(next) | Callee::Sibling(next) => Some(*next),
             Callee::Value(Value::Fun(f)) => Some(f.fun),

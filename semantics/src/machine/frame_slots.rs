@@ -34,6 +34,17 @@ impl Machine<'_> {
         }
     }
 
+    /// Moves the `nargs` values on top of the stack to `argbase`, in place of the frame there
+    /// (a tail call's arguments).
+    #[inline(always)]
+    pub(super) fn move_arguments(&mut self, argbase: usize, nargs: usize) {
+        let src = self.stack.len() - nargs;
+        for i in 0..nargs {
+            self.stack.swap(argbase + i, src + i);
+        }
+        self.pop_to(argbase + nargs);
+    }
+
     #[inline(always)]
     pub(crate) fn local(&self, slot: Slot) -> Value {
         self.stack[self.base + slot as usize].clone()
