@@ -21,21 +21,24 @@ const LINE: usize = 64;
 #[inline(always)]
 pub(super) fn deeper_frames(sp: usize) {
     #[cfg(target_arch = "x86_64")]
-    for offset in (0..SPAN).step_by(LINE) {
-        let line = sp.wrapping_sub(AHEAD + offset) as *const i8;
-        // SAFETY: the intrinsic needs SSE, which every x86_64 processor has; a prefetch reads
-        // and writes nothing a program can see, and never faults, whatever the address.
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_ET0 }>(line) };
-    }
+    prefetch_span::<{ std::arch::x86_64::_MM_HINT_ET0 }>(sp.wrapping_sub(AHEAD + SPAN - LINE));
 }
 
 /// Asks for the lines of the frames the next levels up will read on their way back.
 #[inline(always)]
 pub(super) fn shallower_frames(sp: usize) {
     #[cfg(target_arch = "x86_64")]
+    prefetch_span::<{ std::arch::x86_64::_MM_HINT_T0 }>(sp.wrapping_add(AHEAD));
+}
+
+/// Asks for the [`SPAN`] bytes from `low` up, a line at a time, with prefetch hint `HINT`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn prefetch_span<const HINT: i32>(low: usize) {
     for offset in (0..SPAN).step_by(LINE) {
-        let line = sp.wrapping_add(AHEAD + offset) as *const i8;
-        // SAFETY: as in `deeper_frames`.
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line) };
+        let line = low.wrapping_add(offset) as *const i8;
+        // SAFETY: the intrinsic needs SSE, which every x86_64 processor has; a prefetch reads
+        // and writes nothing a program can see, and never faults, whatever the address.
+        unsafe { std::arch::x86_64::_mm_prefetch::<HINT>(line) };
     }
 }
