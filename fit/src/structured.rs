@@ -147,6 +147,29 @@ pub const STRESS_SHARE: f64 = 0.20;
 /// accident does not pass into a constant of its own.
 pub const STRESSED_BY: usize = crate::model::WELL_SUPPORTED;
 
+/// Constructs the misfit rule never prices apart: the integer comparisons, each a `cmp` and a
+/// conditional jump that the processor fuses into one micro-operation. Their templates test
+/// four thresholds in a row (the only way to make a comparison a third of a program's
+/// instructions), and code that dense in branches runs at the branch units' pace, not at what
+/// a comparison costs in the code people write: on the AMD host the five templates and their
+/// list walks ran 30–55% slower than `α · I`, the rule priced `IntCondLT`, `IntCondGT` and
+/// `IntCondGE` at 0.41–0.59 ns against 0.18 for the same instructions elsewhere, and the
+/// controls that compare in a loop (`minmax`, `array_isort`) were overpredicted by 25–40%.
+/// Kept at `α · I`, measured on four runs' measurements (X, Y, Z recounted, A28; 1 run each;
+/// NNLS, controls without / with GC): 14.6 / 16.9 → 12.4 / 16.3, 15.9 / 14.8 → 14.7 / 14.3,
+/// 14.4 / 15.5 → 12.0 / 14.9, 14.4 / 14.9 → 13.3 / 14.2; the training programs left out one at
+/// a time by 0.5–0.9 points more (the comparison templates are now missed by 30–55%: 14.2 →
+/// 14.7, 14.0 → 14.8, 14.0 → 14.9, 13.9 → 14.5). The float comparisons stay judged: a
+/// `ucomisd` waits on its operands' latency, and keeping them too moved the controls by 0.1–0.3
+/// and the programs left out by 1.1 more.
+pub const NEVER_MISFIT: [&str; 5] = [
+    "IntCondEq",
+    "IntCondLT",
+    "IntCondLE",
+    "IntCondGT",
+    "IntCondGE",
+];
+
 /// Rounds of pricing misfits apart and fitting again.
 const MISFIT_ROUNDS: usize = 2;
 
@@ -160,7 +183,7 @@ const MISFIT_ROUNDS: usize = 2;
 /// training programs only, by the NNLS fit; a construct is judged when it weighs the
 /// equivalent of two programs' instructions, or when [`STRESSED_BY`] programs each give it
 /// [`STRESS_SHARE`] of their instructions (three templates of a comparison, each a third
-/// comparisons, weigh one program's worth and are as telling).
+/// comparisons, weigh one program's worth and are as telling). Never one of [`NEVER_MISFIT`].
 pub fn misfit(
     observations: &[Observation],
     per_occurrence: &BTreeMap<String, f64>,
@@ -213,6 +236,7 @@ pub fn misfit(
     }
     weighted
         .into_iter()
+        .filter(|(construct, _)| !NEVER_MISFIT.contains(construct))
         .filter(|(_, (sum, weight, stressed))| {
             (*weight >= 2.0 || *stressed >= STRESSED_BY) && (sum / weight).abs() > MISFIT_SHARE
         })
@@ -418,221 +442,5 @@ pub fn structure(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn point(counts: &[(&str, f64)]) -> Observation {
-        Observation::for_test("p", 10, 100.0, counts)
-    }
-
-    /// A fit with these constants, each its own interval.
-    fn fitted(constants: &[(&str, f64)]) -> MethodFit {
-        MethodFit {
-            time_ns: constants
-                .iter()
-                .map(|&(construct, estimate)| {
-                    let constant = ConstantEstimate {
-                        estimate,
-                        ci_low: estimate,
-                        ci_high: estimate,
-                        std_error: None,
-                    };
-                    (construct.to_string(), constant)
-                })
-                .collect(),
-            training_error_pct: 0.0,
-            bootstrap_resamples: 0,
-        }
-    }
-
-    fn at(program: &str, ns: f64, counts: &[(&str, f64)]) -> Observation {
-        Observation::for_test(program, 10, ns, counts)
-    }
-
-    #[test]
-    fn ordinary_counts_collapse_into_instructions_and_the_others_stay() {
-        let instructions: BTreeMap<String, f64> = [("IntAdd", 1.5), ("Cons", 7.0), ("FunApp", 9.0)]
-            .iter()
-            .map(|(c, i)| (c.to_string(), *i))
-            .collect();
-        let derived = observations(
-            &[point(&[
-                ("IntAdd", 10.0),
-                ("Cons", 2.0),
-                ("FunApp", 3.0),
-                ("Unknown", 4.0),
-            ])],
-            &instructions,
-        );
-        let counts = &derived[0].counts;
-        assert_eq!(counts[INSTRUCTIONS], 10.0 * 1.5 + 2.0 * 7.0);
-        assert_eq!(counts["FunApp"], 3.0, "priced apart: its own count");
-        assert_eq!(counts["Unknown"], 4.0, "no instruction constant: kept");
-        assert!(!counts.contains_key("IntAdd") && !counts.contains_key("Cons"));
-        assert_eq!(derived[0].ns_per_run, 100.0);
-    }
-
-    #[test]
-    fn shadowed_instructions_come_off_the_ordinary_ones_and_keep_a_column() {
-        let instructions: BTreeMap<String, f64> = [("IntAdd", 1.5), (SHADOWED, -1.0)]
-            .iter()
-            .map(|(c, i)| (c.to_string(), *i))
-            .collect();
-        let derived = observations(
-            &[point(&[("IntAdd", 10.0), (SHADOWED, 6.0)])],
-            &instructions,
-        );
-        assert_eq!(derived[0].counts[INSTRUCTIONS], 10.0 * 1.5 - 6.0);
-        assert_eq!(
-            derived[0].counts[SHADOWED], 6.0,
-            "what the shadow keeps, priced apart"
-        );
-    }
-
-    #[test]
-    fn the_fit_learns_what_a_shadowed_instruction_gives_back() {
-        // α 0.5 ns, a call 2 ns, a shadowed instruction gives back 0.3 ns (not α's 0.5):
-        // iterations with a call and 0, 5, 10 or 30 instructions (shadowed up to 18), others
-        // without a call.
-        let per_iteration: [(&str, f64, f64, f64); 6] = [
-            ("call_bare", 0.0, 1.0, 0.0),
-            ("call_5", 5.0, 1.0, 5.0),
-            ("call_10", 10.0, 1.0, 10.0),
-            ("call_30", 30.0, 1.0, 18.0),
-            ("adds", 20.0, 0.0, 0.0),
-            ("adds_more", 50.0, 0.0, 0.0),
-        ];
-        let mut points = Vec::new();
-        for (program, adds, calls, shadowed) in per_iteration {
-            for size in [100.0, 200.0, 400.0] {
-                let ns = 10.0 + size * (0.5 * adds + 2.0 * calls - 0.3 * shadowed);
-                let counts = [
-                    ("Base", 1.0),
-                    ("IntAdd", adds * size),
-                    ("FunApp", calls * size),
-                    (SHADOWED, shadowed * size),
-                ];
-                let counts: Vec<(&str, f64)> =
-                    counts.into_iter().filter(|(_, n)| *n > 0.0).collect();
-                points.push(Observation::for_test(program, size as u64, ns, &counts));
-            }
-        }
-        let instructions: BTreeMap<String, f64> =
-            [("IntAdd".to_string(), 1.0), (SHADOWED.to_string(), -1.0)].into();
-        let context = crate::input::FitContext {
-            compiler: serde_json::json!({}),
-            machine: serde_json::json!({}),
-            word_size_bytes: 8,
-            minor_heap_words: 262_144,
-        };
-        let options = FitOptions {
-            methods: [Method::Nnls].into(),
-            bootstrap_resamples: 50,
-            leave_one_program_out: false,
-            ..FitOptions::default()
-        };
-        let fitted = crate::fit_time(&observations(&points, &instructions), &context, &options)
-            .expect("a full-rank synthetic suite fits");
-        let expanded = expand(&fitted.methods[&Method::Nnls], &instructions);
-        let near = |construct: &str, value: f64| {
-            let estimate = expanded.time_ns[construct].estimate;
-            assert!(
-                (estimate - value).abs() < 1e-6,
-                "{construct}: {estimate} against {value}"
-            );
-        };
-        near("IntAdd", 0.5);
-        near("FunApp", 2.0);
-        near(SHADOWED, -0.3);
-    }
-
-    #[test]
-    fn expansion_prices_ordinary_constructs_by_their_instructions() {
-        let estimate = |estimate, low, high| ConstantEstimate {
-            estimate,
-            ci_low: low,
-            ci_high: high,
-            std_error: None,
-        };
-        let structured = MethodFit {
-            time_ns: [
-                (INSTRUCTIONS.to_string(), estimate(0.1, 0.08, 0.12)),
-                ("FunApp".to_string(), estimate(1.0, 0.9, 1.1)),
-            ]
-            .into(),
-            training_error_pct: 5.0,
-            bootstrap_resamples: 100,
-        };
-        let instructions: BTreeMap<String, f64> =
-            [("IntAdd", 2.0), ("FunApp", 9.0), (SHADOWED, -1.0)]
-                .iter()
-                .map(|(c, i)| (c.to_string(), *i))
-                .collect();
-        let mut structured = structured;
-        structured
-            .time_ns
-            .insert(SHADOWED.to_string(), estimate(0.06, 0.04, 0.09));
-        let expanded = expand(&structured, &instructions);
-        let add = expanded.time_ns["IntAdd"];
-        assert!((add.estimate - 0.2).abs() < 1e-12);
-        assert!((add.ci_low - 0.16).abs() < 1e-12 && (add.ci_high - 0.24).abs() < 1e-12);
-        // A shadowed instruction gives back α (0.1) less what the fit keeps (0.06): −0.04,
-        // within the sum of the two intervals, the right way round.
-        let shadow = expanded.time_ns[SHADOWED];
-        assert!((shadow.estimate + 0.04).abs() < 1e-12);
-        assert!((shadow.ci_low + 0.08).abs() < 1e-12 && (shadow.ci_high - 0.01).abs() < 1e-12);
-        assert_eq!(expanded.time_ns["FunApp"].estimate, 1.0, "its own constant");
-        assert!(!expanded.time_ns.contains_key(INSTRUCTIONS));
-        assert_eq!(expanded.training_error_pct, 5.0);
-    }
-
-    #[test]
-    fn a_construct_whose_programs_its_instructions_miss_is_priced_apart() {
-        let per_occurrence: BTreeMap<String, f64> = [("A", 2.0), ("B", 3.0), ("Cheap", 1.0)]
-            .iter()
-            .map(|(c, i)| (c.to_string(), *i))
-            .collect();
-        let nnls = fitted(&[(INSTRUCTIONS, 0.5), ("FunApp", 1.0)]);
-        // A's programs are priced right; B's three run three times what α · 3 instructions
-        // says (its share of their instructions 1, 0.94 and 0.75); Cheap is missed as badly
-        // but weighs a quarter of one program and is stressed by one, too little to judge.
-        let observations = [
-            at("a1", 100.0, &[("A", 100.0)]),
-            at("a2", 60.0, &[("A", 50.0), ("FunApp", 10.0)]),
-            at("b1", 450.0, &[("B", 100.0)]),
-            at("b2", 460.0, &[("B", 100.0), ("A", 10.0)]),
-            at("b3", 250.0, &[("B", 50.0), ("Cheap", 50.0)]),
-        ];
-        assert_eq!(misfit(&observations, &per_occurrence, &nnls), vec!["B"]);
-        // Missed by 10% only: kept.
-        let close = [
-            at("a1", 100.0, &[("A", 100.0)]),
-            at("b1", 165.0, &[("B", 100.0)]),
-            at("b2", 176.0, &[("B", 100.0), ("A", 10.0)]),
-            at("b3", 110.0, &[("B", 50.0), ("Cheap", 50.0)]),
-        ];
-        assert!(misfit(&close, &per_occurrence, &nnls).is_empty());
-    }
-
-    #[test]
-    fn a_construct_stressed_by_three_programs_is_judged_though_it_weighs_less_than_two() {
-        let per_occurrence: BTreeMap<String, f64> = [("A", 1.0), ("Cond", 1.0)]
-            .iter()
-            .map(|(c, i)| (c.to_string(), *i))
-            .collect();
-        let nnls = fitted(&[(INSTRUCTIONS, 1.0)]);
-        // Cond is a third of each of its programs' instructions (weight 1 in three) and each
-        // runs 1.5 times what the instructions say: missed by −33% a program. A, priced
-        // right in three programs of its own, dilutes its share of the miss below the
-        // threshold.
-        let stressed = |programs: usize| -> Vec<Observation> {
-            (0..programs)
-                .map(|i| at(&format!("c{i}"), 225.0, &[("A", 100.0), ("Cond", 50.0)]))
-                .chain((0..3).map(|i| at(&format!("a{i}"), 100.0, &[("A", 100.0)])))
-                .collect()
-        };
-        assert_eq!(misfit(&stressed(3), &per_occurrence, &nnls), vec!["Cond"]);
-        // Two programs: not judged.
-        assert!(misfit(&stressed(2), &per_occurrence, &nnls).is_empty());
-    }
-}
+#[path = "structured_tests.rs"]
+mod tests;
