@@ -225,28 +225,78 @@ pub(crate) struct LoopState {
     depth: u32,
 }
 
+/// What counting one construct adds to the clocks other than `issued`: a call (`calls`), the
+/// instructions of a control transfer (`control`), an operation of the divider (`divisions`)
+/// and the cycles it keeps the float divider busy (`busy`).
+#[derive(Clone, Copy)]
+pub(crate) struct ClockStep {
+    calls: u8,
+    control: u8,
+    divisions: u8,
+    busy: u8,
+}
+
+impl ClockStep {
+    /// Whether the step moves any clock: most constructs move none.
+    #[inline(always)]
+    fn moves(self) -> bool {
+        u32::from_ne_bytes([self.calls, self.control, self.divisions, self.busy]) != 0
+    }
+}
+
+/// [`ClockStep`] per counter, from [`CALLS`], [`CONTROL`], [`DIVIDER`] and [`DIVIDER_BUSY`].
+static CLOCK_STEPS: [ClockStep; COUNTER_COUNT] = {
+    let mut table = [ClockStep {
+        calls: 0,
+        control: 0,
+        divisions: 0,
+        busy: 0,
+    }; COUNTER_COUNT];
+    let mut i = 0;
+    while i < CALLS.len() {
+        table[CALLS[i] as usize].calls = 1;
+        i += 1;
+    }
+    i = 0;
+    while i < CONTROL.len() {
+        table[CONTROL[i] as usize].control = INSTRUCTIONS[CONTROL[i] as usize];
+        i += 1;
+    }
+    i = 0;
+    while i < DIVIDER.len() {
+        table[DIVIDER[i] as usize].divisions = 1;
+        i += 1;
+    }
+    i = 0;
+    while i < DIVIDER_BUSY.len() {
+        table[DIVIDER_BUSY[i].0 as usize].busy = DIVIDER_BUSY[i].1 as u8;
+        i += 1;
+    }
+    table
+};
+
 /// The clocks, and where loops read them.
 impl Machine<'_> {
     /// Starts counting afresh (after `input`, after the prelude). The clocks and the loops'
     /// marks go on: only differences of them are read.
     pub(crate) fn reset_counts(&mut self) {
-        self.calls_before = self.calls_clock();
-        self.control_before = self.control_clock();
         self.counts = [0; COUNTER_COUNT];
         self.chain_fraction = 0;
         self.divider_fraction = 0;
     }
 
-    fn calls_clock(&self) -> u64 {
-        self.calls_before + CALLS.iter().map(|&c| self.counts[c as usize]).sum::<u64>()
-    }
-
-    fn control_clock(&self) -> u64 {
-        self.control_before
-            + CONTROL
-                .iter()
-                .map(|&c| self.counts[c as usize] * INSTRUCTIONS[c as usize] as u64)
-                .sum::<u64>()
+    /// Moves the clocks by `n` counts of `c`. They are kept running as constructs are
+    /// counted, not summed from the counters where an iteration ends: every iteration of
+    /// every loop reads them, twice (summed, they were a sixth of `fapp`'s instructions).
+    #[inline(always)]
+    pub(crate) fn tick_clocks(&mut self, c: Counter, n: u64) {
+        let step = CLOCK_STEPS[c as usize];
+        if step.moves() {
+            self.calls += step.calls as u64 * n;
+            self.control += step.control as u64 * n;
+            self.divisions += step.divisions as u64 * n;
+            self.divider_busy += step.busy as u64 * n;
+        }
     }
 
     /// The clocks now: where an iteration that begins here begins.
@@ -256,13 +306,10 @@ impl Machine<'_> {
             issued: self.issued,
             instance: self.issued,
             instance_branches: self.branches.position(),
-            divisions: DIVIDER.iter().map(|&c| self.counts[c as usize]).sum(),
-            divider_busy: DIVIDER_BUSY
-                .iter()
-                .map(|&(c, cycles)| self.counts[c as usize] * cycles)
-                .sum(),
-            calls: self.calls_clock(),
-            control: self.control_clock(),
+            divisions: self.divisions,
+            divider_busy: self.divider_busy,
+            calls: self.calls,
+            control: self.control,
             inner_calls: self.iterated_calls,
             inner_other: self.iterated_other,
         }
@@ -277,45 +324,58 @@ impl Machine<'_> {
     /// once per enclosing loop.
     #[inline(always)]
     pub(crate) fn iteration_ended(&mut self, chain: Chain, mark: &mut IterationMark) {
-        self.iteration_ended_in(chain, mark, Iteration::Loop);
+        *mark = self.iteration_ended_in(&chain, mark, Iteration::Loop);
     }
 
-    /// [`Machine::iteration_ended`] for an iteration of the given kind.
+    /// [`Machine::iteration_ended`] for an iteration of the given kind: returns where the
+    /// next iteration begins.
     #[inline(always)]
-    fn iteration_ended_in(&mut self, chain: Chain, mark: &mut IterationMark, kind: Iteration) {
-        let now = self.iteration_mark();
-        let issued = now.issued - mark.issued;
-        let calls = (now.calls - mark.calls).saturating_sub(now.inner_calls - mark.inner_calls);
-        let other = (issued - (now.control - mark.control))
-            .saturating_sub(now.inner_other - mark.inner_other);
+    fn iteration_ended_in(
+        &mut self,
+        chain: &Chain,
+        mark: &IterationMark,
+        kind: Iteration,
+    ) -> IterationMark {
+        let issued = self.issued - mark.issued;
+        let calls =
+            (self.calls - mark.calls).saturating_sub(self.iterated_calls - mark.inner_calls);
+        let other = (issued - (self.control - mark.control))
+            .saturating_sub(self.iterated_other - mark.inner_other);
         self.iterated_calls += calls;
         self.iterated_other += other;
         let (instance, instance_branches) = (mark.instance, mark.instance_branches);
         // Instances that divide share one divider: overlapping them gains nothing.
-        let divides = now.divisions > mark.divisions;
-        let mark_divider_busy = mark.divider_busy;
-        let overlapped = match kind {
-            _ if divides => OVERLAP_WINDOW,
-            Iteration::Loop => now.issued - instance,
-            Iteration::DeepLevel => OVERLAP_WINDOW,
-            Iteration::ShallowLevel => 0,
-        };
-        *mark = IterationMark {
+        let divides = self.divisions > mark.divisions;
+        let next = IterationMark {
             instance,
             instance_branches,
             ..self.iteration_mark()
         };
-        let counted = excess(chain.cycles(), issued, overlapped);
-        if overlapped < OVERLAP_WINDOW {
-            let saved = excess(chain.cycles(), issued, OVERLAP_WINDOW) - counted;
-            if saved > 0 {
-                self.branches.ramped(instance_branches, saved);
+        // Without a chain nothing binds, and nothing ramps in.
+        let cycles = chain.cycles();
+        if cycles != 0 {
+            let overlapped = match kind {
+                _ if divides => OVERLAP_WINDOW,
+                Iteration::Loop => self.issued - instance,
+                Iteration::DeepLevel => OVERLAP_WINDOW,
+                Iteration::ShallowLevel => 0,
+            };
+            let counted = excess(cycles, issued, overlapped);
+            if overlapped < OVERLAP_WINDOW {
+                let saved = excess(cycles, issued, OVERLAP_WINDOW) - counted;
+                if saved > 0 {
+                    self.branches.ramped(instance_branches, saved);
+                }
             }
+            self.add_chain(counted, chain);
         }
-        self.add_chain(counted, &chain);
-        let busy = now.divider_busy - mark_divider_busy;
-        self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
+        // The divider is busy only in iterations that divide.
+        if divides {
+            let busy = self.divider_busy - mark.divider_busy;
+            self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
+        }
         self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
+        next
     }
 
     /// Function `fid`, a loop, was entered (not jumped back to): its first iteration begins.
@@ -331,10 +391,10 @@ impl Machine<'_> {
     /// level of a linear recursion's way down.
     #[inline(never)]
     pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: Chain, kind: Iteration) {
-        let mut mark = self.loops[fid as usize].iteration;
-        self.iteration_ended_in(chain, &mut mark, kind);
+        let mark = self.loops[fid as usize].iteration;
+        let next = self.iteration_ended_in(&chain, &mark, kind);
         let state = &mut self.loops[fid as usize];
-        state.iteration = mark;
+        state.iteration = next;
         state.level_began = self.issued;
     }
 
@@ -394,10 +454,11 @@ impl Machine<'_> {
     /// ends ([`split_chain_kinds`]), so that rounding takes nothing from the whole.
     #[inline(always)]
     fn add_chain(&mut self, excess: u64, chain: &Chain) {
-        self.add_chain_excess(excess);
+        // The fraction carried over is always less than a cycle: adding nothing counts none.
         if excess == 0 {
             return;
         }
+        self.add_chain_excess(excess);
         for (counter, &share) in CHAIN_KINDS.iter().zip(&chain.shares) {
             self.counts[*counter as usize] += excess * share as u64 / SHARE_ONE;
         }

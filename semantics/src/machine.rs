@@ -100,10 +100,13 @@ pub(crate) struct Machine<'p> {
     /// Instructions issued so far, by [`crate::issue`]'s table: loops read it to tell whether
     /// their chain binds and what their calls shadow.
     pub(crate) issued: u64,
-    /// Calls (`FunApp`, `ApplyN`) and control transfers' instructions counted before the
-    /// last reset of `counts`: with `counts`, the clocks of [`crate::issue::IterationMark`].
-    pub(crate) calls_before: u64,
-    pub(crate) control_before: u64,
+    /// The other clocks of [`crate::issue::IterationMark`], moved as `counts` are
+    /// ([`Machine::tick_clocks`]) and never reset: calls made, control transfers'
+    /// instructions, the divider's operations and its busy cycles.
+    pub(crate) calls: u64,
+    pub(crate) control: u64,
+    pub(crate) divisions: u64,
+    pub(crate) divider_busy: u64,
     /// Per function, where its loop stands (see [`crate::issue::LoopState`]).
     pub(crate) loops: Vec<crate::issue::LoopState>,
     /// Calls and other instructions the loop iterations that ended so far accounted for.
@@ -163,8 +166,10 @@ impl<'p> Machine<'p> {
                 .collect(),
             counts: [0; COUNTER_COUNT],
             issued: 0,
-            calls_before: 0,
-            control_before: 0,
+            calls: 0,
+            control: 0,
+            divisions: 0,
+            divider_busy: 0,
             loops: vec![Default::default(); prog.funs.len()],
             iterated_calls: 0,
             iterated_other: 0,
@@ -193,6 +198,7 @@ impl<'p> Machine<'p> {
     pub(crate) fn count(&mut self, c: Counter) {
         self.counts[c as usize] += 1;
         self.issued += crate::issue::INSTRUCTIONS[c as usize] as u64;
+        self.tick_clocks(c, 1);
         if crate::return_stack::calls_the_runtime(c) {
             self.returns.leaf_call();
         }
@@ -202,6 +208,7 @@ impl<'p> Machine<'p> {
     pub(crate) fn count_n(&mut self, c: Counter, n: usize) {
         self.counts[c as usize] += n as u64;
         self.issued += crate::issue::INSTRUCTIONS[c as usize] as u64 * n as u64;
+        self.tick_clocks(c, n as u64);
     }
 
     /// Interrupts evaluation with `unwind`.
