@@ -27,16 +27,19 @@ fn fitted(constants: &[(&str, f64)]) -> MethodFit {
     }
 }
 
+/// Instructions per occurrence, by construct.
+fn instructions_of(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
+    pairs.iter().map(|(c, i)| (c.to_string(), *i)).collect()
+}
+
 fn at(program: &str, ns: f64, counts: &[(&str, f64)]) -> Observation {
     Observation::for_test(program, 10, ns, counts)
 }
 
 #[test]
 fn ordinary_counts_collapse_into_instructions_and_the_others_stay() {
-    let instructions: BTreeMap<String, f64> = [("IntAdd", 1.5), ("Cons", 7.0), ("FunApp", 9.0)]
-        .iter()
-        .map(|(c, i)| (c.to_string(), *i))
-        .collect();
+    let instructions: BTreeMap<String, f64> =
+        instructions_of(&[("IntAdd", 1.5), ("Cons", 7.0), ("FunApp", 9.0)]);
     let derived = observations(
         &[point(&[
             ("IntAdd", 10.0),
@@ -56,10 +59,7 @@ fn ordinary_counts_collapse_into_instructions_and_the_others_stay() {
 
 #[test]
 fn shadowed_instructions_come_off_the_ordinary_ones_and_keep_a_column() {
-    let instructions: BTreeMap<String, f64> = [("IntAdd", 1.5), (SHADOWED, -1.0)]
-        .iter()
-        .map(|(c, i)| (c.to_string(), *i))
-        .collect();
+    let instructions: BTreeMap<String, f64> = instructions_of(&[("IntAdd", 1.5), (SHADOWED, -1.0)]);
     let derived = observations(
         &[point(&[("IntAdd", 10.0), (SHADOWED, 6.0)])],
         &instructions,
@@ -144,10 +144,8 @@ fn expansion_prices_ordinary_constructs_by_their_instructions() {
         training_error_pct: 5.0,
         bootstrap_resamples: 100,
     };
-    let instructions: BTreeMap<String, f64> = [("IntAdd", 2.0), ("FunApp", 9.0), (SHADOWED, -1.0)]
-        .iter()
-        .map(|(c, i)| (c.to_string(), *i))
-        .collect();
+    let instructions: BTreeMap<String, f64> =
+        instructions_of(&[("IntAdd", 2.0), ("FunApp", 9.0), (SHADOWED, -1.0)]);
     let mut structured = structured;
     structured
         .time_ns
@@ -168,10 +166,8 @@ fn expansion_prices_ordinary_constructs_by_their_instructions() {
 
 #[test]
 fn a_construct_whose_programs_its_instructions_miss_is_priced_apart() {
-    let per_occurrence: BTreeMap<String, f64> = [("A", 2.0), ("B", 3.0), ("Cheap", 1.0)]
-        .iter()
-        .map(|(c, i)| (c.to_string(), *i))
-        .collect();
+    let per_occurrence: BTreeMap<String, f64> =
+        instructions_of(&[("A", 2.0), ("B", 3.0), ("Cheap", 1.0)]);
     let nnls = fitted(&[(INSTRUCTIONS, 0.5), ("FunApp", 1.0)]);
     // A's programs are priced right; B's three run three times what α · 3 instructions
     // says (its share of their instructions 1, 0.94 and 0.75); Cheap is missed as badly
@@ -196,10 +192,7 @@ fn a_construct_whose_programs_its_instructions_miss_is_priced_apart() {
 
 #[test]
 fn a_construct_stressed_by_three_programs_is_judged_though_it_weighs_less_than_two() {
-    let per_occurrence: BTreeMap<String, f64> = [("A", 1.0), ("Cond", 1.0)]
-        .iter()
-        .map(|(c, i)| (c.to_string(), *i))
-        .collect();
+    let per_occurrence: BTreeMap<String, f64> = instructions_of(&[("A", 1.0), ("Cond", 1.0)]);
     let nnls = fitted(&[(INSTRUCTIONS, 1.0)]);
     // Cond is a third of each of its programs' instructions (weight 1 in three) and each
     // runs 1.5 times what the instructions say: missed by −33% a program. A, priced
@@ -219,10 +212,7 @@ fn a_construct_stressed_by_three_programs_is_judged_though_it_weighs_less_than_t
 #[test]
 fn an_integer_comparison_is_never_priced_apart_however_its_programs_are_missed() {
     let per_occurrence: BTreeMap<String, f64> =
-        [("A", 1.0), ("IntCondLT", 2.0), ("FloatCondLT", 2.0)]
-            .iter()
-            .map(|(c, i)| (c.to_string(), *i))
-            .collect();
+        instructions_of(&[("A", 1.0), ("IntCondLT", 2.0), ("FloatCondLT", 2.0)]);
     let nnls = fitted(&[(INSTRUCTIONS, 1.0)]);
     // Both comparisons are the whole of three programs each, which run twice what their
     // instructions say: the float one is judged a misfit, the integer one is not.
