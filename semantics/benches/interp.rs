@@ -63,6 +63,7 @@ fn interp(c: &mut Criterion) {
                     "DivisionChainCycle",
                     "ForwardChainCycle",
                     "DividerCycle",
+                    "DivisionRampCycle",
                     "CallShadow",
                 ]
                 .contains(&name.as_str())

@@ -41,12 +41,8 @@
 use crate::catalogue::Counter;
 use crate::machine::Machine;
 use crate::table_jump::JumpPredictor;
-use crate::tagged::{context_hash, Slot, TaggedTable};
+use crate::two_way::TwoWayPredictor;
 
-/// Sets of the long tagged table, of 8 entries each: 6144 entries.
-const SETS: usize = 768;
-/// Sets of the short tagged table: 1024 entries.
-const SHORT_SETS: usize = 128;
 /// Events are `site << 9 | kind << 8 | outcome`.
 const TWO_WAY: u32 = 1 << 8;
 
@@ -56,7 +52,19 @@ pub(crate) struct BranchTrace {
     events: Vec<u32>,
     /// Loop instances whose chain was counted ramping in ([`crate::issue::OVERLAP_WINDOW`]):
     /// the events recorded when each began, and the sixths of a cycle its ramp left out.
-    ramps: Vec<(u64, u64)>,
+    /// Of those sixths, the ones of instances that divide integers ([`Ramp`]).
+    ramps: Vec<Ramp>,
+}
+
+/// A loop instance that ramped in: the branches recorded when it began, the sixths of a cycle
+/// its ramp left out, the part of them from iterations that divide integers, and of that the
+/// divisions' own part (`DivisionChainCycle`'s, should it count after all).
+#[derive(Clone, Copy)]
+struct Ramp {
+    position: u64,
+    saved: u64,
+    dividing: u64,
+    division: u64,
 }
 
 /// Mispredictions of a run in the steady state.
@@ -67,6 +75,11 @@ pub(crate) struct Misses {
     /// Sixths of a cycle of chain the ramps left out of instances that began right after a
     /// mispredicted branch: nothing ran beside their start, so their chain binds in full.
     pub(crate) unramped: u64,
+    /// The part of `unramped` from iterations that divide integers: counted in the chain, so
+    /// taken out of `DivisionRampCycle`.
+    pub(crate) unramped_dividing: u64,
+    /// The divisions' part of `unramped_dividing`, which `DivisionChainCycle` prices.
+    pub(crate) unramped_division: u64,
     /// Cycles the mispredicted `if`s' conditions took to resolve: the processor ran the wrong
     /// way meanwhile, and that work is lost.
     pub(crate) resolving: u64,
@@ -89,10 +102,20 @@ impl BranchTrace {
     /// its chain out, ramping in: they are counted after all if the branch just before it
     /// turns out mispredicted.
     #[inline(always)]
-    pub(crate) fn ramped(&mut self, position: u64, saved: u64) {
+    pub(crate) fn ramped(&mut self, position: u64, saved: u64, dividing: bool, division: u64) {
+        let dividing = if dividing { saved } else { 0 };
         match self.ramps.last_mut() {
-            Some((at, total)) if *at == position => *total += saved,
-            _ => self.ramps.push((position, saved)),
+            Some(ramp) if ramp.position == position => {
+                ramp.saved += saved;
+                ramp.dividing += dividing;
+                ramp.division += division;
+            }
+            _ => self.ramps.push(Ramp {
+                position,
+                saved,
+                dividing,
+                division,
+            }),
         }
     }
 
@@ -156,15 +179,15 @@ impl BranchTrace {
             pass(false);
         }
         let mut misses = pass(true);
-        misses.unramped = self
-            .ramps
-            .iter()
-            .filter(|&&(position, _)| {
-                let before = position.wrapping_sub(1) as usize;
-                position > 0 && missed[before / 64] & (1 << (before % 64)) != 0
-            })
-            .map(|&(_, saved)| saved)
-            .sum();
+        let after_a_miss = self.ramps.iter().filter(|ramp| {
+            let before = ramp.position.wrapping_sub(1) as usize;
+            ramp.position > 0 && missed[before / 64] & (1 << (before % 64)) != 0
+        });
+        for ramp in after_a_miss {
+            misses.unramped += ramp.saved;
+            misses.unramped_dividing += ramp.dividing;
+            misses.unramped_division += ramp.division;
+        }
         misses
     }
 }
@@ -184,6 +207,10 @@ impl Machine<'_> {
         self.counts[Counter::JumpMiss as usize] = misses.jumps;
         self.counts[Counter::BranchMiss as usize] = misses.branches;
         self.add_chain_excess(misses.unramped + misses.resolving * crate::issue::ISSUE_WIDTH);
+        // In sixths, as the chain's kinds are until the run ends (`split_chain_kinds`).
+        self.counts[Counter::DivisionChainCycle as usize] += misses.unramped_division;
+        self.counts[Counter::DivisionRampCycle as usize] =
+            self.division_ramp.saturating_sub(misses.unramped_dividing) / crate::issue::ISSUE_WIDTH;
     }
 
     /// The two-way branch at `site` went the `taken` way.
@@ -194,248 +221,10 @@ impl Machine<'_> {
     }
 }
 
-/// A two-way predictor: per-site two-bit counters and loop counters, overridden by tagged
-/// tables on the site and the global history — a short one (the last 8 outcomes: "after an
-/// odd step comes an even one") and a long one (the last 64: where in the run this is). The
-/// longest table that holds the branch's context predicts; a misprediction takes an entry in
-/// every longer table. The tables are set-associative and keep the entries of a set in the
-/// order last used, replacing the oldest: a run's hard branches stay as long as they fit and
-/// are lost together when they do not, the sharp edge measured here (a coin-toss `if` over 4000
-/// elements costs nothing, over 16 000 most of its misses).
-pub(crate) struct TwoWayPredictor {
-    history: u64,
-    sites: Vec<Site>,
-    short: HistoryTable,
-    long: HistoryTable,
-    /// The branch (`site << 1 | taken`) whose repetition changes nothing but its site's
-    /// streak and counter, as the last branch left the predictor (see
-    /// [`repeats_for_free`]); `NO_REPEAT` if none.
-    repeat: u64,
-}
-
-/// No branch is known to repeat for free.
-const NO_REPEAT: u64 = u64::MAX;
-
-/// A tagged table of two-bit counters on the site and the last outcomes of any branch.
-struct HistoryTable {
-    history_mask: u64,
-    table: TaggedTable<u8>,
-}
-
-impl HistoryTable {
-    fn new(sets: usize, history_bits: u32) -> Self {
-        HistoryTable {
-            history_mask: if history_bits >= 64 {
-                u64::MAX
-            } else {
-                (1 << history_bits) - 1
-            },
-            table: TaggedTable::new(sets),
-        }
-    }
-
-    fn slot(&self, site: u32, history: u64) -> Slot {
-        self.table
-            .slot(context_hash(site, history & self.history_mask))
-    }
-
-    fn predicts(&self, slot: Slot) -> Option<bool> {
-        self.table.get(slot).map(|counter| counter >= 2)
-    }
-
-    /// Trains the entry of `slot`, if there is one, towards `taken`.
-    fn train(&mut self, slot: Slot, taken: bool) {
-        if let Some(counter) = self.table.get(slot) {
-            self.table.put(slot, trained(counter, taken));
-        }
-    }
-
-    /// Takes an entry for `slot`, weakly in the direction seen, if it has none.
-    fn allocate(&mut self, slot: Slot, taken: bool) {
-        if self.table.get(slot).is_none() {
-            self.table.put(slot, if taken { 2 } else { 1 });
-        }
-    }
-}
-
-/// What the predictor keeps per branch: the base two-bit counter, and a loop predictor's
-/// streaks. A loop's exit ends a streak of one outcome as long as the last one, since every
-/// run repeats the same input: once two streaks of a direction agree, the flip after the next
-/// one of that length is predicted (TAGE-SC-L's loop predictor does this), so a loop longer
-/// than the global history does not miss its exit once a run.
-#[derive(Clone, Copy)]
-struct Site {
-    counter: u8,
-    last: bool,
-    streak: u32,
-    /// Length of the last streak of not-taken and of taken outcomes.
-    trip: [u32; 2],
-    /// Whether that streak was as long as the one before.
-    steady: [bool; 2],
-}
-
-impl Default for Site {
-    fn default() -> Self {
-        // Weakly taken: a first meeting is a guess either way.
-        Site {
-            counter: 2,
-            last: true,
-            streak: 0,
-            trip: [0; 2],
-            steady: [false; 2],
-        }
-    }
-}
-
-/// The shortest streak the loop predictor takes for a loop: shorter ones are patterns the
-/// tagged tables learn.
-const LOOP_MIN: u32 = 16;
-
-impl Default for TwoWayPredictor {
-    fn default() -> Self {
-        TwoWayPredictor {
-            history: 0,
-            sites: Vec::new(),
-            short: HistoryTable::new(SHORT_SETS, 8),
-            long: HistoryTable::new(SETS, 64),
-            repeat: NO_REPEAT,
-        }
-    }
-}
-
-/// A two-bit counter's update towards `taken`.
-fn trained(counter: u8, taken: bool) -> u8 {
-    if taken {
-        (counter + 1).min(3)
-    } else {
-        counter.saturating_sub(1)
-    }
-}
-
-impl Site {
-    /// The loop predictor's call, if it has one: the flip that ends a streak as long as the
-    /// last two of its direction.
-    fn loop_exit(&self) -> Option<bool> {
-        let d = usize::from(self.last);
-        (self.steady[d] && self.trip[d] >= LOOP_MIN && self.streak == self.trip[d])
-            .then_some(!self.last)
-    }
-
-    fn update(&mut self, taken: bool) {
-        self.counter = trained(self.counter, taken);
-        if taken == self.last {
-            self.streak += 1;
-        } else {
-            let d = usize::from(self.last);
-            self.steady[d] = self.streak == self.trip[d];
-            self.trip[d] = self.streak;
-            self.last = taken;
-            self.streak = 1;
-        }
-    }
-}
-
-impl TwoWayPredictor {
-    /// The branch at `site` went the `taken` way: was it mispredicted?
-    pub(crate) fn branch(&mut self, site: u32, taken: bool) -> bool {
-        let key = u64::from(site) << 1 | u64::from(taken);
-        if key == self.repeat {
-            // The same branch the same way, in the same history: the tables would be read and
-            // trained to what they hold. A loop's exit is the loop predictor's to call.
-            let site_state = &mut self.sites[site as usize];
-            if site_state.loop_exit().is_none() {
-                site_state.update(taken);
-                return false;
-            }
-        }
-        self.repeat = NO_REPEAT;
-        let site_index = site as usize;
-        if self.sites.len() <= site_index {
-            self.sites.resize(site_index + 1, Site::default());
-        }
-        let site_state = &mut self.sites[site_index];
-        let (short, long) = (
-            self.short.slot(site, self.history),
-            self.long.slot(site, self.history),
-        );
-        let (by_long, by_short) = (self.long.predicts(long), self.short.predicts(short));
-        let predicted = site_state
-            .loop_exit()
-            .or(by_long)
-            .or(by_short)
-            .unwrap_or(site_state.counter >= 2);
-        let missed = predicted != taken;
-        if by_long.is_some() {
-            self.long.train(long, taken);
-        } else if by_short.is_some() {
-            self.short.train(short, taken);
-            if missed {
-                self.long.allocate(long, taken);
-            }
-        } else if missed {
-            self.short.allocate(short, taken);
-            self.long.allocate(long, taken);
-        }
-        site_state.update(taken);
-        let history = self.history << 1 | u64::from(taken);
-        let provider = if by_long.is_some() {
-            self.long.table.get(long)
-        } else if by_short.is_some() {
-            self.short.table.get(short)
-        } else {
-            None
-        };
-        // After a miss an entry may have been taken, which the next lookup would find.
-        if !missed
-            && history == self.history
-            && repeats_for_free(provider, self.sites[site_index].counter, taken)
-        {
-            self.repeat = key;
-        }
-        self.history = history;
-        missed
-    }
-}
-
-impl TwoWayPredictor {
-    /// Takes up to `run` more of the branch at `site` the `taken` way, which it predicted last
-    /// and would repeat for free ([`TwoWayPredictor::repeat`]), as [`TwoWayPredictor::branch`]
-    /// would, one after another: none is missed, and only the site's streak and counter
-    /// move. Stops before one the loop predictor calls the exit of. Returns how many it took.
-    fn repeat_free(&mut self, site: u32, taken: bool, run: usize) -> usize {
-        let state = &mut self.sites[site as usize];
-        debug_assert!(state.last == taken, "a free repeat follows its own branch");
-        let d = usize::from(taken);
-        let run = if state.steady[d] && state.trip[d] >= LOOP_MIN && state.streak <= state.trip[d] {
-            run.min((state.trip[d] - state.streak) as usize)
-        } else {
-            run
-        };
-        for _ in 0..run.min(3) {
-            state.counter = trained(state.counter, taken);
-        }
-        state.streak += run as u32;
-        run
-    }
-}
-
-/// Whether the same branch the same way, met again in the same history after it was
-/// predicted, changes nothing but its site's streak and counter: the component that predicts
-/// it (the longest tagged entry found, `provider`, which training has just made the most
-/// recent of its set; else the site's `counter`, trained already) predicts it, and an entry is
-/// already saturated that way, so that training writes it back unchanged. A miss is then only
-/// the loop predictor's to make.
-fn repeats_for_free(provider: Option<u8>, counter: u8, taken: bool) -> bool {
-    let saturated = if taken { 3 } else { 0 };
-    match provider {
-        Some(entry) => entry == saturated,
-        None => (counter >= 2) == taken,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::two_way::{Site, NO_REPEAT};
 
     fn coin_tosses(n: usize, seed: u64) -> Vec<bool> {
         let mut s = seed;

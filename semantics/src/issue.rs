@@ -46,8 +46,8 @@ const fn instructions(c: Counter) -> u8 {
     match c {
         BranchMiss | CallShadow | ChainCycle | DividerCycle | DivisionChainCycle
         | ForwardChainCycle | FarLoad | FarStreamWord | FloatChainCycle | FloatMergeCycle
-        | JumpMiss | LetLambda | MajorWord | MemoryLoad | PromotedWord | ReturnMiss
-        | ScannedFrame => 0,
+        | DivisionRampCycle | JumpMiss | LetLambda | MajorWord | MemoryLoad | PromotedWord
+        | ReturnMiss | ScannedFrame => 0,
         // Negative in truth (three instructions fewer than the block's construct counts), but
         // the clock only moves forward; three instructions do not move a loop between regimes.
         AllocMerged => 0,
@@ -167,10 +167,13 @@ pub(crate) enum Iteration {
     DeepLevel,
 }
 
-/// The operations of the divider, which is not pipelined: a chain of them binds however many
-/// loop instances or shallow recursions overlap (`gcd`'s remainders, one pair after another,
-/// run at the chain's pace: −52% with the overlap window applied to them; an extended Euclid
-/// recursing a dozen levels per pair, −31% with its way down left to the recursion window).
+/// The operations of the dividers: a chain of them binds however many shallow recursions
+/// overlap (an extended Euclid recursing a dozen levels per pair, −31% with its way down left
+/// to the recursion window), and so does a float one however many loop instances overlap. An
+/// integer one in a short loop instance may overlap the next on some cores: on the Intel host
+/// `gcd`'s remainders, one pair after another, ran at the chain's pace (−52% with the overlap
+/// window applied to them), on Zen 3 two chains at once — so what the window leaves out of a
+/// dividing instance is counted apart (`DivisionRampCycle`) for the fit to price.
 const DIVIDER: [Counter; 4] = [
     Counter::IntDiv,
     Counter::IntMod,
@@ -283,6 +286,7 @@ impl Machine<'_> {
         self.counts = [0; COUNTER_COUNT];
         self.chain_fraction = 0;
         self.divider_fraction = 0;
+        self.division_ramp = 0;
     }
 
     /// Moves the clocks by `n` counts of `c`. They are kept running as constructs are
@@ -344,8 +348,9 @@ impl Machine<'_> {
         self.iterated_calls += calls;
         self.iterated_other += other;
         let (instance, instance_branches) = (mark.instance, mark.instance_branches);
-        // Instances that divide share one divider: overlapping them gains nothing.
         let divides = self.divisions > mark.divisions;
+        // Only the float operations keep the divider busy ([`DIVIDER_BUSY`]).
+        let divides_float = self.divider_busy > mark.divider_busy;
         let next = IterationMark {
             instance,
             instance_branches,
@@ -354,9 +359,16 @@ impl Machine<'_> {
         // Without a chain nothing binds, and nothing ramps in.
         let cycles = chain.cycles();
         if cycles != 0 {
+            // Instances that divide in floats share one divider, which starts an operation
+            // every 4 cycles: overlapping them gains nothing. A loop instance dividing
+            // integers ramps in like any other; what its ramp leaves out is
+            // `DivisionRampCycle`, priced by the fit, since whether `idiv` chains overlap is
+            // the core's (two at a time on Zen 3, none on the Intel host that set this rule).
+            // A recursion's levels that divide bind, as before.
             let overlapped = match kind {
-                _ if divides => OVERLAP_WINDOW,
+                _ if divides_float => OVERLAP_WINDOW,
                 Iteration::Loop => self.issued - instance,
+                _ if divides => OVERLAP_WINDOW,
                 Iteration::DeepLevel => OVERLAP_WINDOW,
                 Iteration::ShallowLevel => 0,
             };
@@ -364,7 +376,18 @@ impl Machine<'_> {
             if overlapped < OVERLAP_WINDOW {
                 let saved = excess(cycles, issued, OVERLAP_WINDOW) - counted;
                 if saved > 0 {
-                    self.branches.ramped(instance_branches, saved);
+                    // The division's part of it, should the instance start after a
+                    // misprediction and count it after all.
+                    let division = if divides {
+                        saved * chain.shares[DIVISION_KIND] as u64 / SHARE_ONE
+                    } else {
+                        0
+                    };
+                    self.branches
+                        .ramped(instance_branches, saved, divides, division);
+                    if divides {
+                        self.division_ramp += saved;
+                    }
                 }
             }
             self.add_chain(counted, chain);
@@ -438,6 +461,9 @@ impl Machine<'_> {
         self.counts[Counter::ChainCycle as usize] += whole_cycles(&mut self.chain_fraction, excess);
     }
 }
+
+/// Where `DivisionChainCycle` sits in [`CHAIN_KINDS`].
+pub(crate) const DIVISION_KIND: usize = 2;
 
 /// The constructs that the parts of a chain's excess other than `ChainCycle`'s go to, in the
 /// order of [`Chain::shares`].

@@ -233,15 +233,58 @@ let run (coeffs, xs) = Array.fold_left (fun s x -> s +. horner coeffs x) 0.0 xs"
 }
 
 #[test]
-fn a_short_loop_that_divides_keeps_its_chain() {
-    // Euclid's remainders, a few per pair: overlapping pairs would gain nothing, since they
-    // share one divider. `b mod (a mod b)`-style chains (idiv 22 cycles) count in full from
-    // the first iteration.
+fn a_short_loop_that_divides_ramps_in_and_counts_what_it_leaves_out_apart() {
+    // Euclid's remainders, a few per pair (`b mod (a mod b)`-style chains, idiv 22 cycles):
+    // the chain ramps in as any short instance's does, and what the ramp leaves out — whether
+    // the next pair's remainders overlap it is the core's — is DivisionRampCycle. Together
+    // they are the chain in full, at least 15 cycles for each of two remainders per pair.
     let source = common::chains::GCD;
+    let chain = chain_cycles(source, 100);
+    let ramp = common::count_of(source, 100, "DivisionRampCycle");
     assert!(
-        chain_cycles(source, 100) > 100 * 2 * 15,
-        "{}",
-        chain_cycles(source, 100)
+        ramp > chain && chain + ramp > 100 * 2 * 15,
+        "{chain} {ramp}"
+    );
+}
+
+#[test]
+fn a_dividing_loop_entered_after_a_mispredicted_branch_counts_its_ramp_in_its_chain() {
+    // `steps` carries `(acc + k) mod m`, 23 cycles against some 20 instructions, for 15
+    // iterations at most: far fewer than 512 instructions an instance. With one trip count,
+    // every instance starts after a predicted branch, and most of its chain is left to
+    // DivisionRampCycle. With trip counts at random, an instance after a mispredicted exit
+    // starts alone and counts its chain after all — its division part as DivisionChainCycle,
+    // not as the integer ChainCycle — and not as DivisionRampCycle.
+    let trips = |count: &str| {
+        format!(
+            "
+let rec steps k m acc = if k = 0 then acc else steps (k - 1) m ((acc + k) mod m)
+let input n = (Array.init n (fun j -> {count}), 1000003)
+let run (a, m) = Array.fold_left (fun s k -> s + steps k m (s land 1023)) 0 a"
+        )
+    };
+    let parts = |source: &str| {
+        [
+            "ChainCycle",
+            "DivisionChainCycle",
+            "DivisionRampCycle",
+            "BranchMiss",
+        ]
+        .map(|kind| common::count_of(source, 20_000, kind))
+    };
+    let [plain, division, ramp, misses] = parts(&trips("7 + j land 0"));
+    assert_eq!(misses, 0);
+    assert!(ramp > 2 * (plain + division), "{plain} {division} {ramp}");
+    let [random_plain, random_division, random_ramp, random_misses] =
+        parts(&trips("((j * 1103515245 + 12345) lsr 16) land 15"));
+    assert!(random_misses > 0);
+    assert!(
+        random_division * ramp > 2 * division * random_ramp,
+        "{random_division} {random_ramp} against {division} {ramp}"
+    );
+    assert!(
+        random_plain * 4 < random_division,
+        "{random_plain} {random_division}"
     );
 }
 

@@ -81,8 +81,10 @@ fn an_integer_chain_is_all_chain_cycles() {
 fn euclid_is_division_cycles() {
     // Euclid's remainders (`idiv` 22 cycles a step): the division carries the chain, the
     // compare and the call's jump little of it; no float anywhere.
+    // What the ramps of the short instances leave out is DivisionRampCycle.
     let counts = KINDS.map(|kind| common::count_of(common::chains::GCD, 100, kind));
-    assert!(counts[3] > 100 * 2 * 15, "{counts:?}");
+    let ramp = common::count_of(common::chains::GCD, 100, "DivisionRampCycle");
+    assert!(counts[3] + ramp > 100 * 2 * 15, "{counts:?} {ramp}");
     assert!(counts[3] > 10 * counts[0], "{counts:?}");
     assert_eq!((counts[1], counts[2], counts[4]), (0, 0, 0), "{counts:?}");
 }
