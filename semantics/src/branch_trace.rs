@@ -224,7 +224,7 @@ impl Machine<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::two_way::{Site, NO_REPEAT};
+    use crate::two_way::NO_REPEAT;
 
     fn coin_tosses(n: usize, seed: u64) -> Vec<bool> {
         let mut s = seed;

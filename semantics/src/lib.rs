@@ -132,8 +132,9 @@
 //! - **Branches the processor mispredicts** count `JumpMiss` (a `match` of more than two arms
 //!   jumps through a table) and `BranchMiss` (an `if`): the run's branches are recorded and
 //!   replayed through model predictors (`table_jump.rs`, `two_way.rs`; the replay in
-//!   `branch_trace.rs`) three times — the first two passes are the benchmark's previous runs, whose identical outcomes the
-//!   predictor has partly memorised — and the misses of the third are counted.
+//!   `branch_trace.rs`) three times — the first two passes are the benchmark's previous
+//!   runs, whose identical outcomes the predictor has partly memorised — and the misses of
+//!   the third are counted.
 //! - **Returns the processor mispredicts** count `ReturnMiss`: a model of the ring of return
 //!   addresses (`return_stack.rs`) follows every non-tail call, by its call site, and its
 //!   return; a recursion deeper than the ring misses where the stale entry a return reads holds
