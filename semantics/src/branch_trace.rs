@@ -75,11 +75,12 @@ pub(crate) struct Misses {
     /// Sixths of a cycle of chain the ramps left out of instances that began right after a
     /// mispredicted branch: nothing ran beside their start, so their chain binds in full.
     pub(crate) unramped: u64,
-    /// The part of `unramped` from iterations that divide integers: counted in the chain, so
-    /// taken out of `DivisionRampCycle`.
-    pub(crate) unramped_dividing: u64,
-    /// The divisions' part of `unramped_dividing`, which `DivisionChainCycle` prices.
+    /// The divisions' part of `unramped` from iterations that divide integers, which
+    /// `DivisionChainCycle` prices.
     pub(crate) unramped_division: u64,
+    /// Sixths of a cycle the ramps left out of integer-dividing instances that began after a
+    /// predicted branch: `DivisionRampCycle`.
+    pub(crate) overlapped_dividing: u64,
     /// Cycles the mispredicted `if`s' conditions took to resolve: the processor ran the wrong
     /// way meanwhile, and that work is lost.
     pub(crate) resolving: u64,
@@ -179,14 +180,14 @@ impl BranchTrace {
             pass(false);
         }
         let mut misses = pass(true);
-        let after_a_miss = self.ramps.iter().filter(|ramp| {
+        for ramp in &self.ramps {
             let before = ramp.position.wrapping_sub(1) as usize;
-            ramp.position > 0 && missed[before / 64] & (1 << (before % 64)) != 0
-        });
-        for ramp in after_a_miss {
-            misses.unramped += ramp.saved;
-            misses.unramped_dividing += ramp.dividing;
-            misses.unramped_division += ramp.division;
+            if ramp.position > 0 && missed[before / 64] & (1 << (before % 64)) != 0 {
+                misses.unramped += ramp.saved;
+                misses.unramped_division += ramp.division;
+            } else {
+                misses.overlapped_dividing += ramp.dividing;
+            }
         }
         misses
     }
@@ -210,7 +211,7 @@ impl Machine<'_> {
         // In sixths, as the chain's kinds are until the run ends (`split_chain_kinds`).
         self.counts[Counter::DivisionChainCycle as usize] += misses.unramped_division;
         self.counts[Counter::DivisionRampCycle as usize] =
-            self.division_ramp.saturating_sub(misses.unramped_dividing) / crate::issue::ISSUE_WIDTH;
+            misses.overlapped_dividing / crate::issue::ISSUE_WIDTH;
     }
 
     /// The two-way branch at `site` went the `taken` way.

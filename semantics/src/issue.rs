@@ -286,7 +286,6 @@ impl Machine<'_> {
         self.counts = [0; COUNTER_COUNT];
         self.chain_fraction = 0;
         self.divider_fraction = 0;
-        self.division_ramp = 0;
     }
 
     /// Moves the clocks by `n` counts of `c`. They are kept running as constructs are
@@ -385,9 +384,6 @@ impl Machine<'_> {
                     };
                     self.branches
                         .ramped(instance_branches, saved, divides, division);
-                    if divides {
-                        self.division_ramp += saved;
-                    }
                 }
             }
             self.add_chain(counted, chain);

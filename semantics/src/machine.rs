@@ -128,10 +128,6 @@ pub(crate) struct Machine<'p> {
     pub(crate) chain_fraction: u64,
     /// Quarter-cycles of the divider's not yet counted as a whole `DividerCycle`.
     pub(crate) divider_fraction: u64,
-    /// Sixths of a cycle of chain that integer-dividing loop instances left out ramping in,
-    /// `DivisionRampCycle` once the instances that began after a misprediction take theirs
-    /// back ([`Machine::count_branch_misses`]).
-    pub(crate) division_ramp: u64,
     /// Set by a closure in tail position instead of calling (see [`PendingCall`]); only ever
     /// set on the way out of a function body, and consumed by its loop.
     pub(crate) pending: PendingCall,
@@ -183,7 +179,6 @@ impl<'p> Machine<'p> {
             callers_arms: Vec::new(),
             chain_fraction: 0,
             divider_fraction: 0,
-            division_ramp: 0,
             pending: PendingCall {
                 kind: CalleeKind::None,
                 fun: 0,
