@@ -70,7 +70,9 @@
 //!
 //! A program's own modules — `module M = struct … end`, nested, with a signature (read past),
 //! aliases (`module L = List`), `M.x`, `M.C`, `M.t`, `r.M.f` — are flattened into the program
-//! as ocamlopt compiles a structure nested in a unit (`user_module.rs`). `open M`, `let open M
+//! as ocamlopt compiles a structure nested in a unit (`user_module.rs`); a local one (`let
+//! module M = struct … end in e`) is its items as `let`s around `e` and the block Translmod
+//! builds of its values (`parser_module.rs`). `open M`, `let open M
 //! in e` and `M.(e)` of them and of the Stdlib modules above, and labelled and optional
 //! parameters and arguments (`~x`, `~x:p`, `?x`, `?(x = d)`; `~x:e`, `?x:e`) are compiled away
 //! before typing: see `open_module.rs` and `labels.rs`.

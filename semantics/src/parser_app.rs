@@ -245,7 +245,7 @@ impl Parser<'_> {
         Ok((label, arg))
     }
 
-    fn var_pattern(&mut self, pos: Pos, name: String) -> Pattern {
+    pub(crate) fn var_pattern(&mut self, pos: Pos, name: String) -> Pattern {
         Pattern {
             id: self.fresh_id(),
             pos,

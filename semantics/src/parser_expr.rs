@@ -372,8 +372,11 @@ impl Parser<'_> {
             opened.qualify_expr(&mut body);
             return Ok(body);
         }
-        if self.is_kw(Kw::Exception) || matches!(self.peek(), Tok::Kw(Kw::Unsupported("module"))) {
-            return self.unsupported(pos, "local `let exception` / `let module`");
+        if matches!(self.peek(), Tok::Kw(Kw::Unsupported("module"))) {
+            return self.let_module(pos);
+        }
+        if self.is_kw(Kw::Exception) {
+            return self.unsupported(pos, "local exceptions (`let exception`)");
         }
         let rec_ = self.eat_kw(Kw::Rec);
         let mut bindings = self.bindings(rec_)?;

@@ -42,6 +42,120 @@ impl Parser<'_> {
         if self.is_kw(Kw::Rec) {
             return self.unsupported(pos, "recursive modules (`module rec`)");
         }
+        self.module_definition()
+    }
+
+    /// `let module M = … in e` (the `let` was just read, `module` is the current token): the
+    /// body with the structure's items around it as nested `let`s, in their order. ocamlopt
+    /// compiles a local structure's functions as the unit's own, called directly (`M.f x` is
+    /// a call of a known function), so its items count as the same bindings written as `let`s;
+    /// they bind the qualified names (`M.f`) the body's paths resolve to. `M` and the modules
+    /// declared in it are visible in the body only.
+    pub(crate) fn let_module(&mut self, pos: Pos) -> PResult<Expr> {
+        self.advance();
+        if self.is_kw(Kw::Rec) {
+            return self.unsupported(pos, "recursive modules (`module rec`)");
+        }
+        let visible = self.modules.module_count();
+        let name = match self.peek() {
+            Tok::Uident(name) => name.clone(),
+            _ => return self.unexpected("a module name"),
+        };
+        let items = self.module_definition()?;
+        let block = match self.modules.module(&name).cloned() {
+            Some(module) if !items.is_empty() => Some(self.module_block(pos, &module)),
+            _ => None,
+        };
+        self.expect_kw(Kw::In, "in")?;
+        let mut body = self.seq_expr()?;
+        self.modules.forget_modules(visible);
+        // Translmod builds the structure's block from its values once they are all defined
+        // (ocamlopt -S: `M` of `let module M = struct let sq x = x * x let go … end` is a block
+        // of 3 words, allocated though every call of `M.go` is direct): the block is a tuple
+        // here, bound to the module's name, which no value can be.
+        if let Some(block) = block {
+            let binding = Binding {
+                pat: self.var_pattern(pos, name.clone()),
+                expr: block,
+                pos,
+                inline: Inline::Default,
+            };
+            body = self.mk(
+                pos,
+                ExprKind::Let {
+                    rec_: false,
+                    bindings: vec![binding],
+                    body: Box::new(body),
+                },
+            );
+        }
+        for item in items.into_iter().rev() {
+            body = match item {
+                Item::Let { rec_, bindings } => {
+                    let at = bindings.first().map_or(pos, |b| b.pos);
+                    self.mk(
+                        at,
+                        ExprKind::Let {
+                            rec_,
+                            bindings,
+                            body: Box::new(body),
+                        },
+                    )
+                }
+                Item::Expr(e) => {
+                    let at = e.pos;
+                    self.mk(at, ExprKind::Seq(Box::new(e), Box::new(body)))
+                }
+                Item::Type(_) | Item::Exception(_) => {
+                    return self.unsupported(
+                        pos,
+                        "a type or an exception declared in a local module (`let module`)",
+                    )
+                }
+            };
+        }
+        Ok(body)
+    }
+
+    /// The block a local structure's values make (one field per value, and one per module
+    /// declared in it, itself such a block), as the tuple that allocates the same words.
+    fn module_block(&mut self, pos: Pos, module: &UserModule) -> Expr {
+        let mut direct = Vec::new();
+        let mut nested = std::collections::BTreeSet::new();
+        for value in &module.values {
+            match value.split_once('.') {
+                None => direct.push(value.clone()),
+                Some((inner, _)) => {
+                    nested.insert(inner.to_string());
+                }
+            }
+        }
+        let mut fields: Vec<Expr> = direct
+            .into_iter()
+            .map(|v| {
+                let qualified = format!("{}.{v}", module.path);
+                self.mk(pos, ExprKind::Var(qualified))
+            })
+            .collect();
+        for inner in nested {
+            let prefix = format!("{inner}.");
+            let inner_module = UserModule {
+                path: format!("{}.{inner}", module.path),
+                values: module
+                    .values
+                    .iter()
+                    .filter_map(|v| v.strip_prefix(&prefix).map(str::to_string))
+                    .collect(),
+                ..UserModule::default()
+            };
+            fields.push(self.module_block(pos, &inner_module));
+        }
+        self.mk(pos, ExprKind::Tuple(fields))
+    }
+
+    /// What follows `module` in a definition: `M [: S] = struct … end` or `M [: S] = N`; the
+    /// items the structure flattens to (none for an alias).
+    fn module_definition(&mut self) -> PResult<Vec<Item>> {
         let name_pos = self.pos();
         let name = self.module_name()?;
         if self.is_op("(") {

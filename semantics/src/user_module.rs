@@ -160,6 +160,17 @@ impl Scope {
         self.frames.truncate(count);
     }
 
+    /// The number of visible modules now: what [`Scope::forget_modules`] returns to.
+    pub(crate) fn module_count(&self) -> usize {
+        self.modules.len()
+    }
+
+    /// Ends the visibility of the modules added since [`Scope::module_count`] said `count`: a
+    /// `let module`'s, after its body.
+    pub(crate) fn forget_modules(&mut self, count: usize) {
+        self.modules.truncate(count);
+    }
+
     /// Adds a module under the name written to reach it (an alias, or one just read).
     pub(crate) fn add_module(&mut self, name: &str, module: Rc<UserModule>) {
         self.modules.push(Visible {

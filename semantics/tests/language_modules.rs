@@ -247,3 +247,121 @@ fn what_modules_the_subset_lacks_is_refused_with_its_position() {
         );
     }
 }
+
+/// `let module`: the structure's items are `let`s around the body, and Translmod's block of
+/// its values (one field a value, one a module declared in it) is allocated before the body.
+const LOCAL_MODULES: &str = "
+let input n = List.init n (fun i -> (i * 37) mod 101)
+let run l =
+  let module Acc = struct
+    let scale = List.length l
+    let add acc x = acc + x * scale
+    let rec sum acc = function [] -> acc | x :: t -> sum (add acc x) t
+  end in
+  let module Steps = struct
+    module Fold = struct
+      let rec go f acc = function [] -> acc | x :: t -> go f (f acc x) t
+    end
+    let total l = Fold.go (fun a x -> a + x land 7) 0 l
+  end in
+  let module One = struct let rec count i acc = if i = 0 then acc else count (i - 1) (acc + i land 3) end in
+  let module L = List in
+  Acc.sum 0 l + Steps.total l + One.count (L.length l) 0
+";
+
+#[test]
+fn a_local_module_counts_as_its_lets_and_its_block() {
+    let written_as_lets = "
+let input n = List.init n (fun i -> (i * 37) mod 101)
+let run l =
+  let scale = List.length l in
+  let add acc x = acc + x * scale in
+  let rec sum acc = function [] -> acc | x :: t -> sum (add acc x) t in
+  let _acc = (scale, add, sum) in
+  sum 0 l
+";
+    let local = "
+let input n = List.init n (fun i -> (i * 37) mod 101)
+let run l =
+  let module Acc = struct
+    let scale = List.length l
+    let add acc x = acc + x * scale
+    let rec sum acc = function [] -> acc | x :: t -> sum (add acc x) t
+  end in
+  Acc.sum 0 l
+";
+    let expected = counts(written_as_lets, 200);
+    let got = counts(local, 200);
+    assert_eq!(got.counts, expected.counts);
+    assert_eq!(got.digest, expected.digest);
+    // By hand: the block of 3 values (4 words), and the closures of `add` (capturing `scale`)
+    // and `sum` (capturing `add`), each of arity 2: header, `caml_curry2`, the arity word, the
+    // code pointer and the captured value, 5 words.
+    assert_eq!(got.allocation.words, 4 + 5 + 5);
+    assert_eq!(
+        got.allocation.words,
+        common::native_words(local, 200).0,
+        "the native run allocates the same words"
+    );
+}
+
+#[test]
+fn local_modules_agree_with_the_native_binary() {
+    common::assert_agrees_with_native("local_modules.ml", LOCAL_MODULES, &[0, 1, 7, 100, 1000]);
+    for size in [0, 5, 300] {
+        assert_eq!(
+            counts(LOCAL_MODULES, size as i64).allocation.words,
+            common::native_words(LOCAL_MODULES, size).0,
+            "words at size {size}"
+        );
+    }
+}
+
+#[test]
+fn a_local_module_is_visible_in_its_body_only() {
+    let outside =
+        "let input n = n\nlet run n = (let module M = struct let f x = x + 1 end in M.f n) + M.f 1";
+    let error = Program::from_source("bad.ml", outside)
+        .err()
+        .expect("M is out of scope")
+        .to_string();
+    assert!(
+        error.contains("bad.ml:2:68") && error.contains("module `M`"),
+        "{error}"
+    );
+    // An inner `M` hides the top-level one in its body, and only there.
+    let shadowing = "module M = struct let f x = x * 3 end\nlet input n = n\nlet run n = let a = M.f n in let b = (let module M = struct let f x = x + 1 end in M.f n) in a + b + M.f 1";
+    let program = Program::from_source("t.ml", shadowing).unwrap();
+    let direct =
+        Program::from_source("t.ml", "let input n = n\nlet run n = n * 3 + (n + 1) + 3").unwrap();
+    assert_eq!(
+        program.count(5).unwrap().digest,
+        direct.count(5).unwrap().digest
+    );
+    for (source, pos, message) in [
+        (
+            "let input n = n\nlet run n = let module M = struct type t = A end in n",
+            "2:13",
+            "a type or an exception declared in a local module",
+        ),
+        (
+            "let input n = n\nlet run n = let exception E in n",
+            "2:13",
+            "local exceptions",
+        ),
+        (
+            "let input n = n\nlet run n = let module rec M = struct end in n",
+            "2:13",
+            "recursive modules",
+        ),
+    ] {
+        let error = Program::from_source("bad.ml", source)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            error.contains(&format!("bad.ml:{pos}")) && error.contains(message),
+            "{source}: {error}"
+        );
+    }
+}

@@ -144,3 +144,37 @@ pub fn assert_agrees_with_native(file_name: &str, source: &str, sizes: &[u64]) {
         );
     }
 }
+
+/// The minor words and the words allocated directly major by one native `run` of `source`
+/// at `size` (Gc.counters around it, less the counters' own allocation).
+pub fn native_words(source: &str, size: u64) -> (u64, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let driver = format!(
+        "{source}\n\
+         let () =\n\
+         \x20 let x = input {size} in\n\
+         \x20 let (m0, p0, j0) = Gc.counters () in\n\
+         \x20 let r = Sys.opaque_identity (run x) in\n\
+         \x20 let (m1, p1, j1) = Gc.counters () in\n\
+         \x20 let (m2, _, _) = Gc.counters () in\n\
+         \x20 ignore (Sys.opaque_identity r);\n\
+         \x20 Printf.printf \"%.0f %.0f\" (m1 -. m0 -. (m2 -. m1)) ((j1 -. p1) -. (j0 -. p0))\n"
+    );
+    let path = dir.path().join("words.ml");
+    std::fs::write(&path, driver).unwrap();
+    let exe = dir.path().join("words");
+    let built = std::process::Command::new("ocamlopt")
+        .current_dir(dir.path())
+        .args(["-o", "words", "words.ml"])
+        .output()
+        .expect("ocamlopt");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let out = std::process::Command::new(&exe).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut it = text.split(' ').map(|w| w.parse::<u64>().unwrap());
+    (it.next().unwrap(), it.next().unwrap())
+}
