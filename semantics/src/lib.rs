@@ -60,7 +60,8 @@
 //! (and `Bytes.init`/`cat`/`to_string`), `Char.lowercase_ascii`/`uppercase_ascii`/`escaped`/
 //! `compare`, `Int.abs`/`min`/`max`/`add`/`logand`/…/`to_float`, `Float.of_int`/`to_int`/
 //! `sqrt`/`abs`/`add`/…/`is_nan`/`infinity`/…, `String.starts_with ~prefix`/`ends_with`;
-//! `Option.value`/`get`/`map`/`bind`/`fold`/`iter`/`is_some`/`is_none`/`equal`/`to_list`/….
+//! `Option.value`/`get`/`map`/`bind`/`fold`/`iter`/`is_some`/`is_none`/`equal`/`to_list`/…;
+//! `Fun.id`/`const`/`flip`/`negate`.
 //! Not: `Seq`s, the binary accessors (`get_int16_le`, …), `extend`, and the externals that
 //! have no primitive here (`String.equal`, `Int.neg`, `Float.floor`/`max`/`min`, …),
 //! refused with the function's name or its place in the Stdlib's source. Attributes

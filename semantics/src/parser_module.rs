@@ -285,7 +285,7 @@ impl Parser<'_> {
     fn unknown_module<T>(&self, pos: Pos, name: &str) -> PResult<T> {
         self.unsupported(
             pos,
-            format!("module `{name}` (the subset knows the program's own modules and the Stdlib's List, Array, String, Bytes, Char, Int, Float, Option and Sys)"),
+            format!("module `{name}` (the subset knows the program's own modules and the Stdlib's List, Array, String, Bytes, Char, Int, Float, Option, Fun and Sys)"),
         )
     }
 

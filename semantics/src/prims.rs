@@ -472,6 +472,12 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
         arity: 5,
     },
     PrimInfo {
+        name: "Fun.id",
+        prim: Prim::Identity,
+        signature: "'a -> 'a",
+        arity: 1,
+    },
+    PrimInfo {
         name: "Bytes.unsafe_to_string",
         prim: Prim::Identity,
         signature: "bytes -> string",

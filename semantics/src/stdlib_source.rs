@@ -9,7 +9,8 @@
 //! (`module B = Bytes`, `let bts = B.unsafe_to_string`) and externals followed across files
 //! ([`crate::stdlib_link`]); a program's `String.blit` is renamed to what it aliases.
 //! `Option` is read from `option.ml` as `List` is (its labelled `value o ~default` and `fold
-//! ~none ~some` through [`crate::labels`]).
+//! ~none ~some` through [`crate::labels`]), and `Fun` from `fun.ml` (`Fun.id` the primitive of
+//! its `%identity`).
 //!
 //! **Phrases.** A module's source is tokenised whole (comments and the code commented out in
 //! them are skipped) and cut into phrases at every token in the first column; `and` in the
@@ -45,6 +46,7 @@ pub(crate) const MODULES: &[(&str, &str)] = &[
     ("Bytes", "bytes.ml"),
     ("String", "string.ml"),
     ("Option", "option.ml"),
+    ("Fun", "fun.ml"),
 ];
 
 /// The modules whose phrases are linked across aliases and externals (see
