@@ -10,6 +10,48 @@ use std::fmt;
 pub struct Pos {
     pub line: u32,
     pub col: u32,
+    /// The file the position is in when it is not the program's own: the prelude or a Stdlib
+    /// module's source, whose code runs inside the program's (see [`source_file`]). 0: the
+    /// program's file.
+    pub file: SourceFile,
+}
+
+/// A file other than the program's that positions may point into, numbered in the order
+/// files were first read (see [`source_file_id`]); 0 is the program's own.
+pub type SourceFile = u16;
+
+static SOURCE_FILES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The number positions in `name` carry (the same for every read of it in the process).
+pub(crate) fn source_file_id(name: &str) -> SourceFile {
+    let mut files = SOURCE_FILES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let index = files.iter().position(|f| f == name).unwrap_or_else(|| {
+        files.push(name.to_string());
+        files.len() - 1
+    });
+    // Positions of a file beyond the numbers name the program's file: an error's position
+    // in the Stdlib would then be named in the wrong file, never lost.
+    SourceFile::try_from(index + 1).unwrap_or(0)
+}
+
+/// The file a position is in, if it is not the program's own.
+pub(crate) fn source_file(pos: Pos) -> Option<String> {
+    let index = usize::from(pos.file).checked_sub(1)?;
+    SOURCE_FILES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .get(index)
+        .cloned()
+}
+
+/// Marks every token of `toks` as read from `file` (not the program's own).
+pub(crate) fn mark_file(toks: &mut [crate::lexer::Token], file: &str) {
+    let id = source_file_id(file);
+    for t in toks {
+        t.pos.file = id;
+    }
 }
 
 impl fmt::Display for Pos {

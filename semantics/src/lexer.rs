@@ -190,6 +190,7 @@ impl<'a> Lexer<'a> {
         Pos {
             line: self.line,
             col: (self.at - self.line_start) as u32 + 1,
+            file: 0,
         }
     }
 

@@ -138,6 +138,7 @@ let __Sys_backend_type__ = Sys__Native
 /// renamed here.
 pub(crate) fn tokens() -> Vec<Token> {
     let mut toks = crate::lexer::tokenize(SOURCE).expect("the prelude lexes");
+    crate::ast::mark_file(&mut toks, FILE_NAME);
     for t in &mut toks {
         let Tok::Ident(name) = &t.tok else { continue };
         let Some(inner) = name.strip_prefix("__").and_then(|n| n.strip_suffix("__")) else {

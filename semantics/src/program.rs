@@ -93,7 +93,11 @@ impl Program {
         let Some((input, run)) = self.shape else {
             return Err(SemanticsError::Shape {
                 file: self.file.clone(),
-                pos: Pos { line: 1, col: 1 },
+                pos: Pos {
+                    line: 1,
+                    col: 1,
+                    file: 0,
+                },
                 message: "this program is a script: it defines no `input` and `run` to count"
                     .into(),
             });
@@ -248,7 +252,11 @@ pub(crate) struct Shared {
 
 impl Shared {
     fn unwind_error(&self, unwind: Unwind, context: &str) -> SemanticsError {
-        let file = self.file.clone();
+        let pos = match &unwind {
+            Unwind::Fatal { pos, .. } | Unwind::Exn { pos, .. } => *pos,
+        };
+        // Raised in the Stdlib's code (`String.index`'s `Not_found`): named in its file.
+        let file = crate::ast::source_file(pos).unwrap_or_else(|| self.file.clone());
         let context = context.to_string();
         match unwind {
             Unwind::Fatal { pos, message } => SemanticsError::Limit {
@@ -445,7 +453,11 @@ fn check_shape(
         pos,
         message,
     };
-    let start = Pos { line: 1, col: 1 };
+    let start = Pos {
+        line: 1,
+        col: 1,
+        file: 0,
+    };
     let find = |name: &str| -> Result<(crate::types::Ty, Pos, Slot), SemanticsError> {
         let missing = || {
             shape_error(start, format!("the program defines no top-level `{name}` (a benchmark defines `input : int -> 'a` and `run : 'a -> 'b`)"))

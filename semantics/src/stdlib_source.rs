@@ -21,7 +21,9 @@
 //! and, for every identifier a taken phrase mentions, the last phrase before it that defines
 //! that name (over-approximated: a local variable named like an earlier top-level function
 //! takes that function along; it is compiled, never run). Phrases keep their order and their
-//! positions in the module's file, so an error in them names the file and line.
+//! positions in the module's file, so an error in them names the file and line — a type
+//! error, and an exception their code raises that nothing catches (`String.index`'s
+//! `Not_found`): each token carries its file ([`crate::ast::Pos::file`]).
 //!
 //! **Names.** A taken phrase's top-level names become `List.f` (see [`qualify`]); inside the
 //! module's own code, `f` finds `List.f` in scope order (see [`crate::ast::binds`]), so
@@ -188,11 +190,12 @@ fn read_phrases(module: &str) -> Result<(String, Vec<Phrase>), SemanticsError> {
         path: format!("{shown} (the Stdlib source `{module}.…` is counted from; install ocaml-nox or set MLCOST_OCAML_STDLIB)"),
         source,
     })?;
-    let toks = crate::lexer::tokenize_library(&source).map_err(|e| SemanticsError::Syntax {
+    let mut toks = crate::lexer::tokenize_library(&source).map_err(|e| SemanticsError::Syntax {
         file: shown.clone(),
         pos: e.pos,
         message: e.message,
     })?;
+    crate::ast::mark_file(&mut toks, &shown);
     let toks = unqualify_constructors(toks);
     Ok((shown, phrases(&toks)))
 }
@@ -296,12 +299,24 @@ fn terminated<'a>(phrases: impl Iterator<Item = &'a Vec<Token>>) -> Vec<Token> {
     let mut out = Vec::new();
     for toks in phrases {
         out.extend(toks.iter().cloned());
-        let end = toks
-            .last()
-            .map_or(crate::ast::Pos { line: 1, col: 1 }, |t| t.pos);
+        let end = toks.last().map_or(
+            crate::ast::Pos {
+                line: 1,
+                col: 1,
+                file: 0,
+            },
+            |t| t.pos,
+        );
         out.push(Token::new(Tok::Op(";;".into()), end));
     }
-    out.push(Token::new(Tok::Eof, crate::ast::Pos { line: 1, col: 1 }));
+    out.push(Token::new(
+        Tok::Eof,
+        crate::ast::Pos {
+            line: 1,
+            col: 1,
+            file: 0,
+        },
+    ));
     out
 }
 

@@ -257,6 +257,34 @@ fn run_time_errors_name_where_they_happened() {
 }
 
 #[test]
+fn an_exception_raised_in_the_stdlib_s_code_names_the_stdlib_file() {
+    // `String.index` raises `Not_found` in string.ml's own code, `List.nth` `Failure "nth"`
+    // in list.ml's: the position is in that file, which the message names (it named the
+    // program's file with string.ml's line before).
+    let source = "let input n = String.make n 'a'\nlet run s = String.index s 'b'";
+    let e = run_error(source, 5).to_string();
+    assert!(
+        e.contains("string.ml:")
+            && e.contains("uncaught exception Not_found")
+            && !e.contains("bad.ml"),
+        "{e}"
+    );
+    let source = "let input n = List.init n (fun i -> i)\nlet run l = List.nth l 100";
+    let e = run_error(source, 5).to_string();
+    assert!(
+        e.contains("list.ml:") && e.contains("Failure(\"nth\")") && !e.contains("bad.ml"),
+        "{e}"
+    );
+    // Raised by the program's own code, named in the program's file as before.
+    let source = "let input n = n\nlet rec f n = if n = 0 then raise Not_found else f (n - 1)\nlet run n = f n";
+    assert_message(
+        &run_error(source, 3),
+        "bad.ml:2:29: uncaught exception Not_found",
+        "",
+    );
+}
+
+#[test]
 fn runaway_recursion_is_an_error_not_a_crash() {
     let source = "let rec down n = 1 + down (n + 1)\nlet input n = n\nlet run n = down n";
     let e = run_error(source, 0);
