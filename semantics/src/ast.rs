@@ -11,7 +11,7 @@ pub struct Pos {
     pub line: u32,
     pub col: u32,
     /// The file the position is in when it is not the program's own: the prelude or a Stdlib
-    /// module's source, whose code runs inside the program's (see [`source_file`]). 0: the
+    /// module's source, whose code runs inside the program's. 0: the
     /// program's file.
     pub file: SourceFile,
 }
