@@ -61,9 +61,10 @@ pub const NO_INSTRUCTIONS: [&str; 16] = [
 /// bytes an instruction; `caml_modify` and `caml_compare` branch on the values): the
 /// structured model prices them apart, and `mlcost explain` finds their instructions in the
 /// runtime's functions rather than in the OCaml function that the interpreter counts them in.
-/// The write barrier, polymorphic comparison, `caml_make_vect`, the string externals, and the
-/// array copies and fills (`caml_array_gather`, `caml_initialize`, `caml_array_fill`).
-pub const RUNTIME_CODE: [&str; 12] = [
+/// The write barrier, polymorphic comparison, `caml_make_vect`, the string externals, the
+/// array copies and fills (`caml_array_gather`, `caml_initialize`, `caml_array_fill`), and
+/// `caml_format_int` (`string_of_int`).
+pub const RUNTIME_CODE: [&str; 14] = [
     "CamlModify",
     "PolyCompare",
     "PolyCompareStep",
@@ -76,6 +77,8 @@ pub const RUNTIME_CODE: [&str; 12] = [
     "ArrayCopy",
     "ArrayBarrierWord",
     "ArrayInitWord",
+    "FormatInt",
+    "FormatIntChar",
 ];
 
 /// Constructs whose time is not their instructions' share, each fitted a constant of its own,

@@ -127,6 +127,7 @@ impl Compiler<'_> {
             | Prim::BytesSet
             | Prim::BytesUnsafeSet
             | Prim::BytesCreate
+            | Prim::FormatInt
             | Prim::BytesFill
             | Prim::BytesBlit => return self.imp_prim(p, node, args, pos),
             Prim::Identity => arg(0),

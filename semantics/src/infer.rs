@@ -530,7 +530,7 @@ fn unsupported_stdlib(name: &str) -> &'static str {
         "print_string" | "print_int" | "print_endline" | "print_newline" | "print_float" | "print_char" => {
             " (input/output is not supported: `run` returns its result)"
         }
-        "string_of_int" | "int_of_string" | "string_of_float" | "float_of_string" => " (string conversions are not supported)",
+        "int_of_string" | "string_of_float" | "float_of_string" => " (string conversions are not supported)",
         "exp" | "log" | "sin" | "cos" | "tan" | "mod_float" | "floor" | "ceil" | "float_of_string_opt" => {
             " (float library functions other than `sqrt`, `abs_float` and `float_of_int` are not supported)"
         }

@@ -276,6 +276,9 @@ fn imp_size(op: ImpOp) -> usize {
         },
         ImpOp::ArrayLength => 2,
         ImpOp::ArrayMake | ImpOp::Arr(_) => 12,
+        // `caml_format_int`, a `Pccall` that allocates: 10 and one per argument, beyond the
+        // Stdlib's threshold, so `string_of_int` stays a call (as `-S` shows).
+        ImpOp::Str(StrOp::FormatInt) => 12,
         ImpOp::Str(_) => 6,
     }
 }

@@ -374,6 +374,8 @@ pub(crate) enum StrOp {
     Set { checked: bool },
     /// `caml_create_bytes n`.
     Create,
+    /// `caml_format_int fmt n` (`%d` only: `string_of_int`).
+    FormatInt,
     /// `caml_fill_bytes s ofs len c`.
     Fill,
     /// `caml_blit_bytes` / `caml_blit_string src srcofs dst dstofs len`.

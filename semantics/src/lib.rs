@@ -42,8 +42,9 @@
 //! `snd`, `not`, `raise`, `failwith`, `invalid_arg`, `ignore`, `compare`, `float_of_int`,
 //! `int_of_float`, `float`, `truncate`, `succ`, `pred`, `abs`, `lnot`, `sqrt` and `abs_float`
 //! (inlined by ocamlopt), `max_int`, `min_int`, `infinity`, `neg_infinity`, `nan`, `max_float`,
-//! `min_float`, `epsilon_float`, `int_of_char`, `min`, `max` and `char_of_int` (real calls, read
-//! from `stdlib.ml`), and the predefined exceptions
+//! `min_float`, `epsilon_float`, `int_of_char`, `min`, `max`, `char_of_int` and `string_of_int`
+//! (real calls, read from `stdlib.ml`; `string_of_int`'s C call counts `FormatInt` and a
+//! `FormatIntChar` a character printed), and the predefined exceptions
 //! (`Not_found`, `Failure`, `Invalid_argument`, `Exit`, …). Records (`type t = { mutable a :
 //! int; … }`, literals, `r.f`, `r.f <- v`, `{ r with … }`, record patterns), references
 //! (`ref`, `!`, `:=`, `incr`, `decr`, `.contents`), `for … to/downto … do … done`, `while … do …

@@ -117,6 +117,27 @@ impl Lower {
                     })))
                 })
             }
+            StrOp::FormatInt => {
+                let (format, n) = (take(), take());
+                ev(move |m| {
+                    let n = n.int(m)?;
+                    let format = format.get(m)?;
+                    m.count(Counter::FormatInt);
+                    // Only `string_of_int`'s `%d` reaches `format_int` (stdlib.ml does not
+                    // export it); anything else would be the interpreter's own mistake.
+                    if &**string(&format).bytes.borrow() != b"%d" {
+                        return Err(m.fatal(pos, "format_int with a format other than %d".into()));
+                    }
+                    // caml_alloc_sprintf copies the text into caml_alloc_string's block.
+                    let text = n.to_string().into_bytes();
+                    m.count_n(Counter::FormatIntChar, text.len());
+                    let born = Born::new(string_words(text.len()) as u32);
+                    Ok(Value::Str(Rc::new(StrBlock {
+                        bytes: RefCell::new(text.into_boxed_slice()),
+                        born,
+                    })))
+                })
+            }
             StrOp::Fill => {
                 let (s, ofs, len, c) = (take(), take(), take(), take());
                 ev(move |m| {

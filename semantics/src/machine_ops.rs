@@ -104,6 +104,12 @@ impl Machine<'_> {
         self.raise(EXN_MATCH_FAILURE, vec![location], pos)
     }
 
+    /// Stops the run with the interpreter's own error at `pos` (not an OCaml exception).
+    #[cold]
+    pub(crate) fn fatal(&mut self, pos: Pos, message: String) -> Thrown {
+        self.throw(Unwind::Fatal { pos, message })
+    }
+
     #[cold]
     pub(crate) fn too_deep(&mut self, fid: FunId) -> Thrown {
         let f = &self.prog.funs[fid as usize];

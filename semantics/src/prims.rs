@@ -59,6 +59,8 @@ pub(crate) enum Prim {
     BytesUnsafeSet,
     /// `caml_create_bytes`.
     BytesCreate,
+    /// stdlib.ml's `format_int`, as `string_of_int` calls it (`%d`).
+    FormatInt,
     /// `caml_fill_bytes` (bytes.ml's `unsafe_fill`).
     BytesFill,
     /// `caml_blit_bytes` and `caml_blit_string` (the same memmove).
@@ -107,6 +109,7 @@ impl Prim {
             Prim::BytesSet => StrOp::Set { checked: true },
             Prim::BytesUnsafeSet => StrOp::Set { checked: false },
             Prim::BytesCreate => StrOp::Create,
+            Prim::FormatInt => StrOp::FormatInt,
             Prim::BytesFill => StrOp::Fill,
             Prim::BytesBlit => StrOp::Blit,
             _ => return None,
@@ -470,6 +473,14 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
         prim: Prim::BytesBlit,
         signature: "string -> int -> bytes -> int -> int -> unit",
         arity: 5,
+    },
+    // stdlib.ml's `external format_int : string -> int -> string = "caml_format_int"`, which
+    // its `string_of_int` (read from the sources) calls with `"%d"`.
+    PrimInfo {
+        name: "format_int",
+        prim: Prim::FormatInt,
+        signature: "string -> int -> string",
+        arity: 2,
     },
     PrimInfo {
         name: "Fun.id",

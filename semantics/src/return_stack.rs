@@ -57,6 +57,7 @@ pub(crate) const fn calls_the_runtime(c: Counter) -> bool {
             | Counter::ArrayMake
             | Counter::ArrayCopy
             | Counter::BytesCreate
+            | Counter::FormatInt
             | Counter::BytesCopy
     )
 }
