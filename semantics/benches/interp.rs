@@ -64,6 +64,7 @@ fn interp(c: &mut Criterion) {
                     "ForwardChainCycle",
                     "DividerCycle",
                     "DivisionRampCycle",
+                    "RampCycle",
                     "CallShadow",
                 ]
                 .contains(&name.as_str())

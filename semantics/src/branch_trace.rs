@@ -57,14 +57,28 @@ pub(crate) struct BranchTrace {
 }
 
 /// A loop instance that ramped in: the branches recorded when it began, the sixths of a cycle
-/// its ramp left out, the part of them from iterations that divide integers, and of that the
-/// divisions' own part (`DivisionChainCycle`'s, should it count after all).
+/// its ramp left out, the part of them from iterations that divide integers, the part from
+/// the other iterations of loops (not levels of a shallow recursion) that a small reorder
+/// window would have counted (`RampCycle`), and of the dividing part the divisions' own
+/// (`DivisionChainCycle`'s, should it count after all).
 #[derive(Clone, Copy)]
 struct Ramp {
     position: u64,
     saved: u64,
     dividing: u64,
+    looping: u64,
     division: u64,
+}
+
+/// What left a ramp's cycles out: an iteration of a loop instance that divides integers
+/// (`DivisionRampCycle`), one that does not (`RampCycle`, what a small window counts of
+/// them), or a level of a linear recursion's way down near its top, which the code around it
+/// overlaps (counted nowhere).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RampKind {
+    Dividing,
+    Loop,
+    Level,
 }
 
 /// Mispredictions of a run in the steady state.
@@ -81,6 +95,9 @@ pub(crate) struct Misses {
     /// Sixths of a cycle the ramps left out of integer-dividing instances that began after a
     /// predicted branch: `DivisionRampCycle`.
     pub(crate) overlapped_dividing: u64,
+    /// Sixths of a cycle the ramps left out of the other loop instances that began after a
+    /// predicted branch: `RampCycle`.
+    pub(crate) overlapped: u64,
     /// Cycles the mispredicted `if`s' conditions took to resolve: the processor ran the wrong
     /// way meanwhile, and that work is lost.
     pub(crate) resolving: u64,
@@ -103,18 +120,34 @@ impl BranchTrace {
     /// its chain out, ramping in: they are counted after all if the branch just before it
     /// turns out mispredicted.
     #[inline(always)]
-    pub(crate) fn ramped(&mut self, position: u64, saved: u64, dividing: bool, division: u64) {
-        let dividing = if dividing { saved } else { 0 };
+    /// Of them, `binds_in_small_window` are what a small reorder window would count: a loop
+    /// instance's (not dividing) `RampCycle`.
+    pub(crate) fn ramped(
+        &mut self,
+        position: u64,
+        saved: u64,
+        kind: RampKind,
+        binds_in_small_window: u64,
+        division: u64,
+    ) {
+        let dividing = if kind == RampKind::Dividing { saved } else { 0 };
+        let looping = if kind == RampKind::Loop {
+            binds_in_small_window
+        } else {
+            0
+        };
         match self.ramps.last_mut() {
             Some(ramp) if ramp.position == position => {
                 ramp.saved += saved;
                 ramp.dividing += dividing;
+                ramp.looping += looping;
                 ramp.division += division;
             }
             _ => self.ramps.push(Ramp {
                 position,
                 saved,
                 dividing,
+                looping,
                 division,
             }),
         }
@@ -187,6 +220,7 @@ impl BranchTrace {
                 misses.unramped_division += ramp.division;
             } else {
                 misses.overlapped_dividing += ramp.dividing;
+                misses.overlapped += ramp.looping;
             }
         }
         misses
@@ -212,6 +246,7 @@ impl Machine<'_> {
         self.counts[Counter::DivisionChainCycle as usize] += misses.unramped_division;
         self.counts[Counter::DivisionRampCycle as usize] =
             misses.overlapped_dividing / crate::issue::ISSUE_WIDTH;
+        self.counts[Counter::RampCycle as usize] = misses.overlapped / crate::issue::ISSUE_WIDTH;
     }
 
     /// The two-way branch at `site` went the `taken` way.

@@ -13,7 +13,7 @@
 //! iteration to the next, so the tests read the difference between sizes 6 iterations apart:
 //! exactly 6 × the excess of one iteration in sixths of a cycle, that is the excess in sixths,
 //! whatever the rounding did. They read it past the first 512 instructions of the loop, where
-//! the chain ramps in (the reorder window the loop overlaps with; see the last tests).
+//! the chain ramps in (the reorder window the loop overlaps with; see `counts_chain_ramp.rs`).
 
 mod common;
 
@@ -201,94 +201,6 @@ let run l = len l 0";
 }
 
 #[test]
-fn short_loops_called_one_after_another_overlap_their_chains() {
-    // Horner's rule over 13 coefficients for each of n points: the accumulator's chain (a
-    // boxed float: load 5, `*.` 4, `+.` 2, box 2 = 13 cycles, against some 20 instructions
-    // issued in 3⅓) binds in a long loop: 9⅔ cycles an iteration, 126 an instance of 13. But
-    // such an instance, some 260 instructions, sits in the reorder window beside the next
-    // point's: its chain ramps in to half its length by its last iteration, and only the last
-    // few count a cycle or a few. The same step over 200 coefficients binds in full once its
-    // first 512 instructions are past.
-    let horner = |degree: usize| {
-        format!(
-            "
-let horner coeffs x =
-  let rec go i acc = if i < 0 then acc else go (i - 1) (acc *. x +. coeffs.(i)) in
-  go (Array.length coeffs - 1) 0.0
-let input n = (Array.make {degree} 0.5, Array.make n 0.25)
-let run (coeffs, xs) = Array.fold_left (fun s x -> s +. horner coeffs x) 0.0 xs"
-        )
-    };
-    // In full, 13 × 9⅔ = 126 cycles an instance; overlapped, at most a tenth of that.
-    assert!(
-        chain_cycles(&horner(13), 100) <= 100 * 126 / 10,
-        "{}",
-        chain_cycles(&horner(13), 100)
-    );
-    assert!(
-        chain_cycles(&horner(200), 100) > 100 * 150 * 5,
-        "{}",
-        chain_cycles(&horner(200), 100)
-    );
-}
-
-#[test]
-fn a_short_loop_that_divides_ramps_in_and_counts_what_it_leaves_out_apart() {
-    // Euclid's remainders, a few per pair (`b mod (a mod b)`-style chains, idiv 22 cycles):
-    // the chain ramps in as any short instance's does, and what the ramp leaves out — whether
-    // the next pair's remainders overlap it is the core's — is DivisionRampCycle. Together
-    // they are the chain in full, at least 15 cycles for each of two remainders per pair.
-    let source = common::chains::GCD;
-    let chain = chain_cycles(source, 100);
-    let ramp = common::count_of(source, 100, "DivisionRampCycle");
-    assert!(
-        ramp > chain && chain + ramp > 100 * 2 * 15,
-        "{chain} {ramp}"
-    );
-}
-
-#[test]
-fn a_dividing_loop_entered_after_a_mispredicted_branch_counts_its_ramp_in_its_chain() {
-    // `steps` carries `(acc + k) mod m`, 23 cycles against some 20 instructions, for 15
-    // iterations at most: far fewer than 512 instructions an instance. With one trip count,
-    // every instance starts after a predicted branch, and most of its chain is left to
-    // DivisionRampCycle. With trip counts at random, an instance after a mispredicted exit
-    // starts alone and counts its chain after all — its division part as DivisionChainCycle,
-    // not as the integer ChainCycle — and not as DivisionRampCycle.
-    let trips = |count: &str| {
-        format!(
-            "
-let rec steps k m acc = if k = 0 then acc else steps (k - 1) m ((acc + k) mod m)
-let input n = (Array.init n (fun j -> {count}), 1000003)
-let run (a, m) = Array.fold_left (fun s k -> s + steps k m (s land 1023)) 0 a"
-        )
-    };
-    let parts = |source: &str| {
-        [
-            "ChainCycle",
-            "DivisionChainCycle",
-            "DivisionRampCycle",
-            "BranchMiss",
-        ]
-        .map(|kind| common::count_of(source, 20_000, kind))
-    };
-    let [plain, division, ramp, misses] = parts(&trips("7 + j land 0"));
-    assert_eq!(misses, 0);
-    assert!(ramp > 2 * (plain + division), "{plain} {division} {ramp}");
-    let [random_plain, random_division, random_ramp, random_misses] =
-        parts(&trips("((j * 1103515245 + 12345) lsr 16) land 15"));
-    assert!(random_misses > 0);
-    assert!(
-        random_division * ramp > 2 * division * random_ramp,
-        "{random_division} {random_ramp} against {division} {ramp}"
-    );
-    assert!(
-        random_plain * 4 < random_division,
-        "{random_plain} {random_division}"
-    );
-}
-
-#[test]
 fn float_of_int_waits_for_the_last_float_result() {
     // `cvtsi2sd` keeps its register's high half, so it waits for the register's last writer,
     // here `s`'s sum of the iteration before: cvt 4, the argument boxed for `f` 2, `f`'s load
@@ -413,34 +325,6 @@ let run n =
   done;
   !a + !b";
     assert_eq!(beyond_issue_sixths(source), 24 - 16);
-}
-
-#[test]
-fn a_loop_entered_after_a_mispredicted_branch_carries_its_chain_from_the_start() {
-    // `steps k` carries `acc * 3 + k`, 4 cycles (24 sixths) against 10 instructions: 14 sixths
-    // an iteration in full. Its instances, 15 iterations at most, issue far fewer than 512
-    // instructions: called one after another with the same trip count, each overlaps the
-    // next and its chain never binds. With trip counts drawn at random, the exit of an
-    // instance is sometimes mispredicted, and the next starts alone: its chain binds in full,
-    // at most 15 × 14 sixths per miss.
-    let trips = |count: &str| {
-        format!(
-            "
-let rec steps k acc = if k = 0 then acc else steps (k - 1) (acc * 3 + k)
-let input n = Array.init n (fun j -> {count})
-let run a = Array.fold_left (fun s k -> s + steps k 1) 0 a"
-        )
-    };
-    let fixed = trips("7 + j land 0");
-    assert_eq!(chain_cycles(&fixed, 20_000), 0);
-    let random = trips("((j * 1103515245 + 12345) lsr 16) land 15");
-    let misses = common::count_of(&random, 20_000, "BranchMiss");
-    let chain = chain_cycles(&random, 20_000);
-    assert!(misses > 0);
-    assert!(
-        chain > 0 && chain <= misses * 15 * 14 / 6,
-        "{chain} {misses}"
-    );
 }
 
 #[test]
