@@ -309,13 +309,7 @@ impl<'t> Parser<'t> {
         if self.eat_kw(Kw::In) {
             // `let … in e` at top level is an expression.
             let body = self.seq_expr()?;
-            let id = self.fresh_id();
-            let kind = ExprKind::Let {
-                rec_,
-                bindings,
-                body: Box::new(body),
-            };
-            return Ok(Item::Expr(Expr { id, pos, kind }));
+            return Ok(Item::Expr(self.let_in(pos, rec_, bindings, body)));
         }
         Ok(Item::Let { rec_, bindings })
     }

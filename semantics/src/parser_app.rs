@@ -195,20 +195,7 @@ impl Parser<'_> {
             if let Some(t) = ty {
                 pat = self.annotated(pat, t, false);
             }
-            let binding = Binding {
-                pat,
-                expr: chosen,
-                pos,
-                inline: Inline::Default,
-            };
-            body = self.mk(
-                pos,
-                ExprKind::Let {
-                    rec_: false,
-                    bindings: vec![binding],
-                    body: Box::new(body),
-                },
-            );
+            body = self.bind_in(pos, pat, chosen, body);
         }
         body
     }

@@ -122,6 +122,36 @@ impl Parser<'_> {
         }
     }
 
+    /// `let [rec] bindings in body`, at `pos`.
+    pub(crate) fn let_in(
+        &mut self,
+        pos: Pos,
+        rec_: bool,
+        bindings: Vec<Binding>,
+        body: Expr,
+    ) -> Expr {
+        self.mk(
+            pos,
+            ExprKind::Let {
+                rec_,
+                bindings,
+                body: Box::new(body),
+            },
+        )
+    }
+
+    /// `let pat = expr in body`, at `pos`: a binding the parser makes up (a default argument,
+    /// a local module's block), left to the inliner's defaults.
+    pub(crate) fn bind_in(&mut self, pos: Pos, pat: Pattern, expr: Expr, body: Expr) -> Expr {
+        let binding = Binding {
+            pat,
+            expr,
+            pos,
+            inline: Inline::Default,
+        };
+        self.let_in(pos, false, vec![binding], body)
+    }
+
     /// `e1; e2; …` (right-associative; a trailing `;` before a closing token is allowed).
     pub(crate) fn seq_expr(&mut self) -> PResult<Expr> {
         self.enter()?;
@@ -389,25 +419,10 @@ impl Parser<'_> {
         if !rec_ && bindings.len() > 1 && nests_as_written(&bindings) {
             while bindings.len() > 1 {
                 let last = bindings.pop().expect("more than one binding");
-                let at = last.pos;
-                body = self.mk(
-                    at,
-                    ExprKind::Let {
-                        rec_: false,
-                        bindings: vec![last],
-                        body: Box::new(body),
-                    },
-                );
+                body = self.let_in(last.pos, false, vec![last], body);
             }
         }
-        Ok(self.mk(
-            pos,
-            ExprKind::Let {
-                rec_,
-                bindings,
-                body: Box::new(body),
-            },
-        ))
+        Ok(self.let_in(pos, rec_, bindings, body))
     }
 
     /// A simple expression and the field accesses and indexing after it.

@@ -74,33 +74,14 @@ impl Parser<'_> {
         // of 3 words, allocated though every call of `M.go` is direct): the block is a tuple
         // here, bound to the module's name, which no value can be.
         if let Some(block) = block {
-            let binding = Binding {
-                pat: self.var_pattern(pos, name.clone()),
-                expr: block,
-                pos,
-                inline: Inline::Default,
-            };
-            body = self.mk(
-                pos,
-                ExprKind::Let {
-                    rec_: false,
-                    bindings: vec![binding],
-                    body: Box::new(body),
-                },
-            );
+            let pat = self.var_pattern(pos, name.clone());
+            body = self.bind_in(pos, pat, block, body);
         }
         for item in items.into_iter().rev() {
             body = match item {
                 Item::Let { rec_, bindings } => {
                     let at = bindings.first().map_or(pos, |b| b.pos);
-                    self.mk(
-                        at,
-                        ExprKind::Let {
-                            rec_,
-                            bindings,
-                            body: Box::new(body),
-                        },
-                    )
+                    self.let_in(at, rec_, bindings, body)
                 }
                 Item::Expr(e) => {
                     let at = e.pos;

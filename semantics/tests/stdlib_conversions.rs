@@ -67,10 +67,7 @@ fn the_other_conversions_are_refused_by_name() {
         ("string_of_float 1.5", "string_of_float"),
     ] {
         let source = format!("let input n = n\nlet run n = ignore ({call}); n");
-        let error = match Program::from_source("bad.ml", &source) {
-            Ok(_) => panic!("{call} was accepted"),
-            Err(e) => e.to_string(),
-        };
+        let error = common::refusal(&source);
         assert!(
             error.contains("bad.ml:2:") && error.contains(name),
             "{call}: {error}"

@@ -50,10 +50,7 @@ fn fun_id_is_no_code_and_flip_is_inlined() {
 #[test]
 fn fun_protect_is_refused_where_fun_ml_needs_printexc() {
     let source = "let input n = n\nlet run n = Fun.protect ~finally:(fun () -> ()) (fun () -> n)";
-    let error = match semantics::Program::from_source("bad.ml", source) {
-        Ok(_) => panic!("Fun.protect was accepted"),
-        Err(e) => e.to_string(),
-    };
+    let error = common::refusal(source);
     assert!(
         error.contains("fun.ml:") && error.contains("module `Printexc`"),
         "{error}"

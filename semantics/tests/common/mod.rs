@@ -38,6 +38,14 @@ pub fn source_level(counts: BTreeMap<String, u64>) -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// The message `source` is refused with when loaded as `bad.ml`; panics if it loads.
+pub fn refusal(source: &str) -> String {
+    Program::from_source("bad.ml", source)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_else(|| panic!("{source}: loads, but should be refused"))
+}
+
 /// The source-level counts of `run (input size)`.
 pub fn count(source: &str, size: i64) -> BTreeMap<String, u64> {
     let program = Program::from_source("test.ml", source).unwrap_or_else(|e| panic!("{e}"));
