@@ -56,29 +56,34 @@ pub(crate) struct BranchTrace {
     ramps: Vec<Ramp>,
 }
 
-/// A loop instance that ramped in: the branches recorded when it began, the sixths of a cycle
-/// its ramp left out, the part of them from iterations that divide integers, the part from
-/// the other iterations of loops (not levels of a shallow recursion) that a small reorder
-/// window would have counted (`RampCycle`), and of the dividing part the divisions' own
-/// (`DivisionChainCycle`'s, should it count after all).
+/// A loop instance that ramped in: the branches recorded when it began, and what its ramp
+/// left out.
 #[derive(Clone, Copy)]
 struct Ramp {
     position: u64,
-    saved: u64,
-    dividing: u64,
-    looping: u64,
-    division: u64,
+    left_out: LeftOut,
 }
 
-/// What left a ramp's cycles out: an iteration of a loop instance that divides integers
-/// (`DivisionRampCycle`), one that does not (`RampCycle`, what a small window counts of
-/// them), or a level of a linear recursion's way down near its top, which the code around it
-/// overlaps (counted nowhere).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RampKind {
-    Dividing,
-    Loop,
-    Level,
+/// Sixths of a cycle of chain a ramp left out: all of them (`saved`), the part from iterations
+/// that divide integers (`dividing`: `DivisionRampCycle`), the part from the other iterations
+/// of loops (not levels of a shallow recursion) that a small reorder window would have counted
+/// (`looping`: `RampCycle`), and of the dividing part the divisions' own (`division`:
+/// `DivisionChainCycle`'s, should it count after all).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct LeftOut {
+    pub(crate) saved: u64,
+    pub(crate) dividing: u64,
+    pub(crate) looping: u64,
+    pub(crate) division: u64,
+}
+
+impl std::ops::AddAssign for LeftOut {
+    fn add_assign(&mut self, other: LeftOut) {
+        self.saved += other.saved;
+        self.dividing += other.dividing;
+        self.looping += other.looping;
+        self.division += other.division;
+    }
 }
 
 /// Mispredictions of a run in the steady state.
@@ -116,40 +121,14 @@ impl BranchTrace {
         self.events.len() as u64
     }
 
-    /// The instance of a loop that began at trace `position` left `saved` sixths of a cycle of
-    /// its chain out, ramping in: they are counted after all if the branch just before it
-    /// turns out mispredicted.
+    /// The instance of a loop that began at trace `position` left `left_out` of its chain out,
+    /// ramping in: it is counted after all if the branch just before it turns out
+    /// mispredicted.
     #[inline(always)]
-    /// Of them, `binds_in_small_window` are what a small reorder window would count: a loop
-    /// instance's (not dividing) `RampCycle`.
-    pub(crate) fn ramped(
-        &mut self,
-        position: u64,
-        saved: u64,
-        kind: RampKind,
-        binds_in_small_window: u64,
-        division: u64,
-    ) {
-        let dividing = if kind == RampKind::Dividing { saved } else { 0 };
-        let looping = if kind == RampKind::Loop {
-            binds_in_small_window
-        } else {
-            0
-        };
+    pub(crate) fn ramped(&mut self, position: u64, left_out: LeftOut) {
         match self.ramps.last_mut() {
-            Some(ramp) if ramp.position == position => {
-                ramp.saved += saved;
-                ramp.dividing += dividing;
-                ramp.looping += looping;
-                ramp.division += division;
-            }
-            _ => self.ramps.push(Ramp {
-                position,
-                saved,
-                dividing,
-                looping,
-                division,
-            }),
+            Some(ramp) if ramp.position == position => ramp.left_out += left_out,
+            _ => self.ramps.push(Ramp { position, left_out }),
         }
     }
 
@@ -215,12 +194,13 @@ impl BranchTrace {
         let mut misses = pass(true);
         for ramp in &self.ramps {
             let before = ramp.position.wrapping_sub(1) as usize;
+            let left_out = ramp.left_out;
             if ramp.position > 0 && missed[before / 64] & (1 << (before % 64)) != 0 {
-                misses.unramped += ramp.saved;
-                misses.unramped_division += ramp.division;
+                misses.unramped += left_out.saved;
+                misses.unramped_division += left_out.division;
             } else {
-                misses.overlapped_dividing += ramp.dividing;
-                misses.overlapped += ramp.looping;
+                misses.overlapped_dividing += left_out.dividing;
+                misses.overlapped += left_out.looping;
             }
         }
         misses

@@ -22,7 +22,7 @@
 //! iteration ran, callees included. A recursive function's first iteration begins at its
 //! entry, a `for` or `while` loop's at the loop.
 
-use crate::branch_trace::RampKind;
+use crate::branch_trace::LeftOut;
 use crate::catalogue::{Counter, COUNTER_COUNT};
 use crate::ir::{Chain, FunId};
 use crate::latency_table::SHARE_ONE;
@@ -394,29 +394,31 @@ impl Machine<'_> {
             let counted = excess(cycles, issued, overlapped);
             if overlapped < OVERLAP_WINDOW {
                 let saved = excess(cycles, issued, OVERLAP_WINDOW) - counted;
-                // Of it, what a small window would count: a loop instance's `RampCycle`.
-                let binds_in_small_window =
-                    excess_within(cycles, issued, overlapped, SMALL_OVERLAP_WINDOW) - counted;
                 if saved > 0 {
-                    // The division's part of it, should the instance start after a
-                    // misprediction and count it after all.
-                    let division = if divides {
-                        saved * chain.shares[DIVISION_KIND] as u64 / SHARE_ONE
+                    let left_out = if divides {
+                        // The division's part of it, should the instance start after a
+                        // misprediction and count it after all.
+                        LeftOut {
+                            saved,
+                            dividing: saved,
+                            looping: 0,
+                            division: saved * chain.shares[DIVISION_KIND] as u64 / SHARE_ONE,
+                        }
+                    } else if kind == Iteration::Loop {
+                        // What a small window would count: a loop instance's `RampCycle`.
+                        let small = excess_within(cycles, issued, overlapped, SMALL_OVERLAP_WINDOW);
+                        LeftOut {
+                            saved,
+                            looping: small - counted,
+                            ..LeftOut::default()
+                        }
                     } else {
-                        0
+                        LeftOut {
+                            saved,
+                            ..LeftOut::default()
+                        }
                     };
-                    let ramp = match kind {
-                        _ if divides => RampKind::Dividing,
-                        Iteration::Loop => RampKind::Loop,
-                        _ => RampKind::Level,
-                    };
-                    self.branches.ramped(
-                        instance_branches,
-                        saved,
-                        ramp,
-                        binds_in_small_window,
-                        division,
-                    );
+                    self.branches.ramped(instance_branches, left_out);
                 }
             }
             self.add_chain(counted, chain);
