@@ -175,6 +175,7 @@ impl Compiler<'_> {
             body: code,
             pos,
             framed: false,
+            native_frame_words: 0,
             loop_polls: false,
             is_loop: false,
             return_chain: Chain::default(),

@@ -30,7 +30,6 @@ use std::cell::{Cell, RefCell};
 /// Number of age buckets: bucket `k` holds ages in `[2^(k-1), 2^k)` (bucket 0: age 0).
 const BUCKETS: usize = 64;
 
-#[derive(Default)]
 struct Clock {
     tracking: Cell<bool>,
     words: Cell<u64>,
@@ -50,8 +49,24 @@ struct Clock {
     ages: RefCell<Vec<AgeBucket>>,
 }
 
+impl Clock {
+    /// Const, so that the thread-local needs no lazy initialisation on every allocation.
+    const fn new() -> Clock {
+        Clock {
+            tracking: Cell::new(false),
+            words: Cell::new(0),
+            major_words: Cell::new(0),
+            frame_words: Cell::new(0),
+            remembered_words: Cell::new(0),
+            overwriting: Cell::new(false),
+            open_box: Cell::new(0),
+            ages: RefCell::new(Vec::new()),
+        }
+    }
+}
+
 thread_local! {
-    static CLOCK: Clock = Clock::default();
+    static CLOCK: Clock = const { Clock::new() };
     /// Native stack frames live now: the calls under way into functions that have a frame (see
     /// [`frame_entered`]). Apart from the clock and const-initialised, because every call
     /// into a function with a frame moves it.
@@ -247,6 +262,12 @@ fn weigh_by_frames(clock: &Clock, words: u32) {
     clock
         .frame_words
         .set(clock.frame_words.get().saturating_add(weight));
+}
+
+/// Words the run allocated so far, in the minor heap and directly in the major one: every
+/// one a word of fresh memory entering the cache (see [`crate::machine`]'s native stack).
+pub(crate) fn allocated_words() -> u64 {
+    CLOCK.with(|clock| clock.words.get() + clock.major_words.get())
 }
 
 /// A function with a native frame starts running (a non-tail call into it, or a tail call

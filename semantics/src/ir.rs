@@ -566,6 +566,9 @@ pub(crate) struct FunCode {
     pub pos: Pos,
     /// Native code gives the function a stack frame (see [`crate::frame::needs_frame`]).
     pub framed: bool,
+    /// Words of that frame, return address included (0 without one): set by
+    /// [`crate::liveness`] from the values its calls keep.
+    pub native_frame_words: u32,
     /// The head of the loop its self tail calls close polls (see [`crate::poll`]).
     pub loop_polls: bool,
     /// It calls itself: entering it starts an iteration of its loop (set by [`crate::chain`]).

@@ -46,9 +46,9 @@ const fn instructions(c: Counter) -> u8 {
     use Counter::*;
     match c {
         BranchMiss | CallShadow | ChainCycle | DividerCycle | DivisionChainCycle
-        | ForwardChainCycle | FarLoad | FarStreamWord | FloatChainCycle | FloatMergeCycle
-        | DivisionRampCycle | RampCycle | JumpMiss | LetLambda | MajorWord | MemoryLoad
-        | PromotedWord | ReturnMiss | ScannedFrame => 0,
+        | ForwardChainCycle | FarLoad | FarStackWord | FarStreamWord | FloatChainCycle
+        | FloatMergeCycle | DivisionRampCycle | RampCycle | JumpMiss | LetLambda | MajorWord
+        | MemoryLoad | PromotedWord | ReturnMiss | ScannedFrame => 0,
         // Negative in truth (three instructions fewer than the block's construct counts), but
         // the clock only moves forward; three instructions do not move a loop between regimes.
         AllocMerged => 0,

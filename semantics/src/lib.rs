@@ -228,7 +228,9 @@
 //!   the block's last touch; from these reuse times the run's footprint says how many distinct
 //!   words passed through the cache meanwhile, and `FarLoad` counts the expected misses of the
 //!   machine's level-2 cache among reads that the prefetcher does not stream ([`cache`],
-//!   [`reuse`]).
+//!   [`reuse`]). The native stack's frames are followed apart, as a sweep of the stack
+//!   pointer: `FarStackWord` counts the words of frame a recursion deeper than the cache
+//!   fetches back (the machine's `native_stack`).
 //! - **Evaluation order** is right to left for arguments, tuple fields and operands, as in
 //!   `ocamlopt`; it matters for which exception escapes first, and for where a value is read
 //!   for the last time (so for how long it lives).

@@ -82,6 +82,7 @@ pub(crate) fn release_dead_slots(compiled: &mut Compiled) {
         pass.walk(&mut fun.body, &mut Live::new());
         fun.frame_size = pass.next_slot;
         fun.framed = crate::frame::needs_frame(&fun.body, fid as FunId);
+        fun.native_frame_words = native_frame_words(fun.framed, pass.stack_slots);
     }
 }
 
@@ -104,6 +105,19 @@ struct Pass {
     next_slot: Slot,
     /// The first slot [`Pass::bind_matched_block`] gave: the frame's size before the pass.
     first_bound_block: Slot,
+    /// The most values one non-tail call keeps in the frame: the native frame's slots.
+    stack_slots: u32,
+}
+
+/// Words of a function's native frame on amd64: its stack slots and the return address,
+/// rounded up to 16 bytes (ocamlopt 4.13's `frame_size`); a function without a frame leaves
+/// only the return address its caller pushed, and that only while it runs a leaf's code.
+fn native_frame_words(framed: bool, stack_slots: u32) -> u32 {
+    if framed {
+        (stack_slots + 2) & !1
+    } else {
+        0
+    }
 }
 
 impl Pass {
@@ -272,6 +286,7 @@ impl Pass {
                     // back there.
                     let loaded = kept.iter().filter(|s| self.near.contains(s)).count();
                     app.kept_live = loaded as u32 + 2 * self.pending;
+                    self.stack_slots = self.stack_slots.max(kept.len() as u32 + self.pending);
                     app.kept_slots = kept;
                     self.pending = 0;
                     self.calls_seen += 1;

@@ -46,6 +46,8 @@ pub(crate) struct ExecFun {
     pub pos: Pos,
     /// Entering it sets up a stack frame: `Frame`.
     pub framed: bool,
+    /// Words of that frame (see [`crate::ir::FunCode::native_frame_words`]).
+    pub native_frame_words: u32,
     /// Entering it, and each jump back of its self tail calls, polls: `LoopPoll`.
     pub loop_polls: bool,
     /// It calls itself: entering it starts an iteration of its loop.
@@ -165,6 +167,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
                 frame_size: f.frame_size,
                 pos: f.pos,
                 framed: f.framed,
+                native_frame_words: f.native_frame_words,
                 loop_polls: f.loop_polls,
                 is_loop: f.is_loop,
                 return_chain: f.return_chain,

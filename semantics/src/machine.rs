@@ -14,6 +14,8 @@
 
 mod driver;
 mod frame_slots;
+mod loop_levels;
+mod native_stack;
 mod plain_call;
 mod spare_stack;
 mod stack_prefetch;
@@ -22,7 +24,6 @@ mod statics;
 use crate::ast::Pos;
 use crate::catalogue::{Counter, COUNTER_COUNT};
 use crate::ir::*;
-use crate::issue::Iteration;
 use crate::lower::Executable;
 use crate::return_stack::{CallSite, NO_SITE};
 use crate::value::*;
@@ -124,6 +125,8 @@ pub(crate) struct Machine<'p> {
     /// not in [`Machine::invoke`]'s frame, which every level of a deep recursion pushes
     /// (a chain is 28 bytes; a fresh frame's every line is a cache miss).
     pub(crate) callers_arms: Vec<Option<(FunId, Chain)>>,
+    /// The native frames' cache lines (`FarStackWord`).
+    pub(crate) native_stack: native_stack::NativeStack,
     /// Chain cycles counted beyond the whole ones, in `ISSUE_WIDTH`ths of a cycle.
     pub(crate) chain_fraction: u64,
     /// Quarter-cycles of the divider's not yet counted as a whole `DividerCycle`.
@@ -177,6 +180,7 @@ impl<'p> Machine<'p> {
             stored: 0,
             way_back_arm: None,
             callers_arms: Vec::new(),
+            native_stack: Default::default(),
             chain_fraction: 0,
             divider_fraction: 0,
             pending: PendingCall {
@@ -394,8 +398,11 @@ impl<'p> Machine<'p> {
         // A tail call to the running function jumps past its prologue: only entering
         // another function sets up a frame.
         let mut entered = None;
-        // Whether the function running at this level has a native frame on the stack now.
+        // Whether the function running at this level has a native frame on the stack now,
+        // and its words.
         let mut framed = false;
+        let mut frame_words = 0;
+        let mut frame_mark = native_stack::DeepestMark::default();
         // Entered one level down a linear recursion: the function (its way back's chain is
         // its `return_chain`); the caller's arm is then on `callers_arms`.
         let mut way_back: Option<FunId> = None;
@@ -425,6 +432,11 @@ impl<'p> Machine<'p> {
                     crate::heap::frame_left();
                 }
             }
+            if f.native_frame_words != frame_words {
+                self.native_stack.pop(frame_words, true, frame_mark);
+                frame_words = f.native_frame_words;
+                frame_mark = self.native_stack.push(frame_words);
+            }
             entered = Some(fid);
             self.base = argbase;
             let frame_end = argbase + f.frame_size as usize;
@@ -450,6 +462,9 @@ impl<'p> Machine<'p> {
         if framed {
             crate::heap::frame_left();
         }
+        // A raise jumps to its handler without reading the frames between.
+        self.native_stack
+            .pop(frame_words, result.is_ok(), frame_mark);
         self.pop_to(argbase);
         self.base = saved_base;
         self.stored = saved_stored;
@@ -461,54 +476,6 @@ impl<'p> Machine<'p> {
         }
         stack_prefetch::shallower_frames(stack_address());
         result
-    }
-
-    /// Function `fid`, a loop, is entered or entered again (see [`Machine::invoke`]): ends
-    /// the iteration its self call ended, or begins its first. Kept out of `invoke`, whose
-    /// frame every level of a deep recursion pushes.
-    #[inline(never)]
-    fn loop_head(&mut self, fid: FunId, fresh: bool, way_back: &mut Option<FunId>) {
-        match self.self_call {
-            // Entered again by its own call (a jump back, or one level deeper).
-            Some(call) if call.fid == fid => {
-                self.self_call = None;
-                let mut kind = Iteration::Loop;
-                if call.descends {
-                    // One level down a linear recursion: its return ends a level of the way
-                    // back. Its way down has a window of its own, in levels.
-                    let callers_arm = self.way_back_arm.take();
-                    match way_back {
-                        Some(_) => *self.callers_arms.last_mut().expect("pushed") = callers_arm,
-                        None => self.callers_arms.push(callers_arm),
-                    }
-                    *way_back = Some(fid);
-                    kind = if self.recursion_descends(fid) {
-                        Iteration::DeepLevel
-                    } else {
-                        Iteration::ShallowLevel
-                    };
-                }
-                self.loop_iteration_ended(fid, call.chain, kind);
-            }
-            _ if fresh => self.loop_entered(fid),
-            _ => {}
-        }
-    }
-
-    /// A level of a linear recursion of `fid` returned (or raised: `returned` false).
-    #[inline(never)]
-    fn level_returned(&mut self, fid: FunId, returned: bool) {
-        // The arm this level took, where an `if` on its way back says; the caller's own
-        // `if`s, run before it called, speak for the caller's level.
-        let callers_arm = self.callers_arms.pop().expect("pushed when descending");
-        let chain = match std::mem::replace(&mut self.way_back_arm, callers_arm) {
-            Some((arm_of, cycles)) if arm_of == fid => cycles,
-            _ => self.prog.funs[fid as usize].return_chain,
-        };
-        self.recursion_ascends(fid);
-        if returned {
-            self.loop_returned(fid, chain);
-        }
     }
 
     /// Leaves a call for the running function's loop (see [`PendingCall`]); a callee that

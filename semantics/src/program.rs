@@ -122,11 +122,13 @@ impl Program {
             }
             let run_fn = m.global(run);
             heap::start();
+            m.native_stack.start();
             let result = m.call_from_driver(run_fn, vec![x]);
             let result = match result {
                 Ok(result) => result,
                 Err(Thrown) => {
                     heap::finish();
+                    m.native_stack.finish();
                     let unwind = m.take_unwind();
                     return Err(program.unwind_error(unwind, &format!(" (in `run`, size {size})")));
                 }
@@ -135,6 +137,7 @@ impl Program {
             // The driver drops the result at once: whatever the run built dies now.
             drop(result);
             let allocation = heap::finish();
+            m.counts[Counter::FarStackWord as usize] = m.native_stack.finish();
             let far = allocation.touches.misses().round();
             m.counts[Counter::FarLoad as usize] = far as u64;
             m.counts[Counter::MemoryLoad as usize] =
