@@ -58,6 +58,9 @@ use std::sync::OnceLock;
 /// nodes), so the window tells the two apart.
 pub const STREAM_WORDS: u64 = 512;
 
+/// Words of a cache line (64 bytes).
+pub(crate) const LINE_WORDS: u64 = 8;
+
 /// Streams the prefetcher follows at once: a walk over two lists side by side (a dot
 /// product, `combine`) alternates between two streams, each of them sequential.
 pub const STREAMS: usize = 8;

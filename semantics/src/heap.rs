@@ -264,8 +264,9 @@ fn weigh_by_frames(clock: &Clock, words: u32) {
         .set(clock.frame_words.get().saturating_add(weight));
 }
 
-/// Words the run allocated so far, in the minor heap and directly in the major one: every
-/// one a word of fresh memory entering the cache (see [`crate::machine`]'s native stack).
+/// Words the run allocated so far (the clock restarts at [`start`]), in the minor heap and
+/// directly in the major one: every one a word of fresh memory entering the cache (see
+/// [`crate::machine`]'s native stack).
 pub(crate) fn allocated_words() -> u64 {
     CLOCK.with(|clock| clock.words.get() + clock.major_words.get())
 }

@@ -84,17 +84,18 @@ pub(crate) fn string_words(len: usize) -> u64 {
     1 + (len as u64 + 8) / 8
 }
 
-/// Words of a block read at one access beyond which only the accessed element is counted as
-/// touched: a cache line (64 bytes).
-const LINE_WORDS: usize = 8;
-
 impl MutBlock {
     /// A read or write of a record's or reference's fields; an array's element is touched as
     /// its own word (the per-block stamp cannot tell one line of a long array from another,
     /// and walks over arrays are streamed by the prefetcher).
     pub(crate) fn touch_fields(&self) {
         let len = self.fields.borrow().len();
-        let words = if len < LINE_WORDS { len + 1 } else { 1 };
+        // Beyond a cache line, a read touches the accessed element only.
+        let words = if len < crate::cache::LINE_WORDS as usize {
+            len + 1
+        } else {
+            1
+        };
         self.born.touch(words as u32);
     }
 }

@@ -34,10 +34,7 @@
 //! A recursion D words deep thus misses its lines beyond C on the way down and those more
 //! than C above its bottom on the way up: 2 (D − C) words a run.
 
-use crate::cache::cache_words;
-
-/// Words of a cache line.
-const LINE_WORDS: u64 = 8;
+use crate::cache::{cache_words, LINE_WORDS};
 
 /// A line the run has not touched yet.
 const UNTOUCHED: u64 = u64::MAX;
@@ -45,8 +42,8 @@ const UNTOUCHED: u64 = u64::MAX;
 /// No line: the stack pointer is in none before the run's first frame.
 const NO_LINE: usize = usize::MAX;
 
-/// When the run touched one line of stack: on the allocation clock (first and last touch)
-/// and on the stack's travel (last touch).
+/// When the run touched one line of stack: on the heap's allocation clock, which counts from
+/// the run's start (first and last touch), and on the stack's travel (last touch).
 #[derive(Clone, Copy)]
 struct LineTouches {
     first_allocated: u64,
@@ -78,8 +75,6 @@ pub(crate) struct NativeStack {
     deepest: u64,
     /// Words the stack pointer moved so far, up and down: the clock of the stack's touches.
     travel: u64,
-    /// The heap's allocation clock when the run started.
-    allocated_at_start: u64,
     /// Per line from the run's first frame down.
     lines: Vec<LineTouches>,
     /// The line the stack pointer is in, touched by every push and pop within it: its
@@ -97,7 +92,6 @@ impl NativeStack {
         self.depth = 0;
         self.deepest = 0;
         self.travel = 0;
-        self.allocated_at_start = crate::heap::allocated_words();
         self.lines.clear();
         self.hot_line = NO_LINE;
         self.missed_words = 0;
@@ -117,7 +111,7 @@ impl NativeStack {
                 touches.first_allocated != UNTOUCHED
                     && *line as u64 * LINE_WORDS
                         + (end - touches.last_allocated)
-                        + (touches.first_allocated - self.allocated_at_start)
+                        + touches.first_allocated
                         >= self.capacity
             })
             .count() as u64;
@@ -135,10 +129,10 @@ impl NativeStack {
             let top = self.depth;
             self.moved_to(top + u64::from(words));
             self.deepest = self.depth;
-            let bottom = self.depth;
-            if !self.within_hot_line(top, bottom) {
-                self.touch(top, bottom, Swept::SinceShallowest);
-                self.hot_line = ((bottom - 1) / LINE_WORDS) as usize;
+            let (first, last) = lines_of(top, self.depth);
+            if (first, last) != (self.hot_line, self.hot_line) {
+                self.touch(first, last, Swept::SinceShallowest);
+                self.hot_line = last;
             }
         }
         saved
@@ -156,20 +150,13 @@ impl NativeStack {
             self.moved_to(bottom.saturating_sub(u64::from(words)));
             self.deepest = saved.0.max(deepest);
             if touched {
-                let top = self.depth;
-                if !self.within_hot_line(top, bottom) {
-                    self.touch(top, bottom, Swept::DownTo(deepest));
-                    self.hot_line = (top / LINE_WORDS) as usize;
+                let (first, last) = lines_of(self.depth, bottom);
+                if (first, last) != (self.hot_line, self.hot_line) {
+                    self.touch(first, last, Swept::DownTo(deepest));
+                    self.hot_line = first;
                 }
             }
         }
-    }
-
-    /// Whether the words from `top` to `bottom` lie in the line the stack pointer is in.
-    #[inline]
-    fn within_hot_line(&self, top: u64, bottom: u64) -> bool {
-        (top / LINE_WORDS) as usize == self.hot_line
-            && ((bottom - 1) / LINE_WORDS) as usize == self.hot_line
     }
 
     #[inline]
@@ -178,21 +165,19 @@ impl NativeStack {
         self.depth = depth;
     }
 
-    /// Touches the lines of the words from `top` (inclusive) to `bottom` (exclusive), once
-    /// the stack pointer leaves the line it was in. Most touches follow the last one by less
+    /// Touches lines `first` to `last` (inclusive), once the stack pointer leaves the line it
+    /// was in. Most touches follow the last one by less
     /// travel and allocation than the cache holds, and end there: only the others work out
     /// the words swept.
     #[inline(never)]
-    fn touch(&mut self, top: u64, bottom: u64, swept: Swept) {
-        let first_line = (top / LINE_WORDS) as usize;
-        let last_line = ((bottom - 1) / LINE_WORDS) as usize;
-        if self.lines.len() <= last_line {
-            self.lines.resize(last_line + 1, NEVER);
+    fn touch(&mut self, first: usize, last: usize, swept: Swept) {
+        if self.lines.len() <= last {
+            self.lines.resize(last + 1, NEVER);
         }
         let allocated = crate::heap::allocated_words();
         self.refresh_hot_line(allocated);
-        let mut line = first_line;
-        while line <= last_line {
+        let mut line = first;
+        while line <= last {
             let touches = &mut self.lines[line];
             if touches.first_allocated == UNTOUCHED {
                 touches.first_allocated = allocated;
@@ -227,6 +212,15 @@ impl NativeStack {
             }
         }
     }
+}
+
+/// The lines holding the words from `top` (inclusive) to `bottom` (exclusive).
+#[inline]
+fn lines_of(top: u64, bottom: u64) -> (usize, usize) {
+    (
+        (top / LINE_WORDS) as usize,
+        ((bottom - 1) / LINE_WORDS) as usize,
+    )
 }
 
 /// The stack words a touch's line saw swept since its last touch.
