@@ -337,3 +337,25 @@ fn a_resumed_run_keeps_old_samples_and_measures_only_unfinished_visits() {
     );
     assert!(now.len() > original.len());
 }
+
+/// `down 1_000_000` nests a million 16-byte frames (`subq $8, %rsp` and the return address):
+/// 16 MB of system stack, twice the default limit, under which the binary dies of
+/// `Stack_overflow` near 500 000 levels. The interpreter counts it, so it must be measured too.
+#[test]
+fn a_recursion_deeper_than_the_default_stack_limit_is_measured() {
+    let tmp = tempfile::tempdir().unwrap();
+    let deep = program(
+        tmp.path(),
+        "deep",
+        "let rec down n = if n = 0 then 0 else 1 + down (n - 1)\nlet input n = n\nlet run n = down n\n",
+        &[1_000_000],
+    );
+    let estimates = measure(vec![deep], 1, 300);
+    let e = &estimates[0];
+    // A million calls and returns take milliseconds, not nothing and not seconds.
+    assert!(
+        e.ns_per_run.estimate > 100_000.0 && e.ns_per_run.estimate < 1e9,
+        "{:?}",
+        e.ns_per_run
+    );
+}

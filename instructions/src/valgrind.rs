@@ -334,6 +334,12 @@ impl<'a> Session<'a> {
         let out_file = out_dir.path().join("callgrind.out");
         let log = out_dir.path().join("valgrind.log");
         let mut child = Command::new(&valgrind.path)
+            // valgrind gives the program a main stack of its own, of this size whatever the
+            // limit: the stack the measured binaries get.
+            .arg(format!(
+                "--main-stacksize={}",
+                ocaml_runtime::NATIVE_STACK_BYTES
+            ))
             .args([
                 "--tool=callgrind",
                 "--collect-atstart=no",

@@ -37,5 +37,5 @@ pub use build::{
 pub use compiler::{Compiler, CompilerError, CompilerSetup};
 pub use native::{digests_of_binary, native_digests};
 pub use placement::{fixed_addresses_available, Placement};
-pub use process::{DriverFault, DriverProcess};
+pub use process::{DriverFault, DriverProcess, NATIVE_STACK_BYTES};
 pub use protocol::{parse_reply, BatchSample, DriverHello, Reply, Request};

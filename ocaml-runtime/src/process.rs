@@ -15,6 +15,40 @@ use std::time::Duration;
 
 const STDERR_TAIL_BYTES: usize = 2000;
 
+/// The stack a benchmark binary runs on. ocamlopt's code recurses on the system stack, which
+/// the default limit holds to 8 MiB: about 500 000 levels of 16-byte frames, fewer than the
+/// interpreter counts (its 1 GiB stack holds a million levels of the same recursion), so a
+/// program counted at a size could then die of `Stack_overflow` when measured. At 512 MiB the
+/// interpreter's "recursion too deep" is always the first limit a program meets, before any
+/// binary is built. (valgrind, which gives the program a main stack of its own, failed to run
+/// one of 1 GiB here.)
+pub const NATIVE_STACK_BYTES: u64 = 512 << 20;
+
+/// Lets `cmd`'s process grow its stack to [`NATIVE_STACK_BYTES`] (or to the hard limit, if
+/// lower); a limit already higher is kept.
+fn raise_stack_limit(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only getrlimit/setrlimit (async-signal-safe system calls) on a struct of the
+    // child's own run between fork and exec; a failure leaves the inherited limit.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut limit: libc::rlimit = std::mem::zeroed();
+            if libc::getrlimit(libc::RLIMIT_STACK, &mut limit) == 0
+                && limit.rlim_cur != libc::RLIM_INFINITY
+                && limit.rlim_cur < NATIVE_STACK_BYTES
+            {
+                limit.rlim_cur = if limit.rlim_max == libc::RLIM_INFINITY {
+                    NATIVE_STACK_BYTES
+                } else {
+                    limit.rlim_max.min(NATIVE_STACK_BYTES)
+                };
+                libc::setrlimit(libc::RLIMIT_STACK, &limit);
+            }
+            Ok(())
+        });
+    }
+}
+
 /// What went wrong talking to a driver, before the caller adds which benchmark and size.
 #[derive(Debug, thiserror::Error)]
 pub enum DriverFault {
@@ -55,6 +89,7 @@ impl DriverProcess {
     ) -> Result<Self, DriverFault> {
         let mut cmd = Command::new(binary);
         placement.apply(&mut cmd, binary);
+        raise_stack_limit(&mut cmd);
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
