@@ -253,13 +253,14 @@ impl Machine<'_> {
     /// function's return. The way back of a recursion runs after the way down, one level after
     /// another: a level's chain binds beyond the instructions issued since the last self call
     /// of `fid` entered or returned (the code after the call, or the base case). Its calls'
-    /// shadow was weighed with the way down.
-    #[inline(never)]
-    pub(crate) fn loop_returned(&mut self, fid: FunId, chain: Chain) {
+    /// shadow was weighed with the way down. Inline in its one caller,
+    /// [`Machine::level_returned`], which is kept out of `invoke`'s frame itself.
+    #[inline(always)]
+    pub(crate) fn loop_returned(&mut self, fid: FunId, chain: &Chain) {
         let issued = self.issued;
         let began = std::mem::replace(&mut self.loops[fid as usize].level_began, issued);
         let counted = excess(chain.cycles(), issued - began, OVERLAP_WINDOW);
-        self.add_chain(counted, &chain);
+        self.add_chain(counted, chain);
     }
 
     /// A non-tail self call of `fid` is made: whether the recursion is now deep enough for the
