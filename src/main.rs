@@ -81,6 +81,10 @@ enum Command {
     History(commands::history::HistoryArgs),
 }
 
+/// The allocator the interpreter counts fastest with (see [`semantics::allocator`]).
+#[global_allocator]
+static ALLOCATOR: semantics::allocator::Allocator = semantics::allocator::Allocator;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {

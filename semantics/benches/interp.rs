@@ -4,6 +4,10 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use semantics::Program;
 
+/// As in the `mlcost` binary, which the interpreter's speed is measured for.
+#[global_allocator]
+static ALLOCATOR: semantics::allocator::Allocator = semantics::allocator::Allocator;
+
 const PROGRAMS: &[(&str, &str, i64)] = &[
     (
         "fapp",

@@ -22,11 +22,13 @@
 //! iteration ran, callees included. A recursive function's first iteration begins at its
 //! entry, a `for` or `while` loop's at the loop.
 
-use crate::branch_trace::LeftOut;
 use crate::catalogue::{Counter, COUNTER_COUNT};
-use crate::ir::{Chain, FunId};
+use crate::ir::Chain;
 use crate::latency_table::SHARE_ONE;
 use crate::machine::Machine;
+
+mod iteration;
+pub(crate) use iteration::{Iterated, LoopState};
 
 /// Instructions a cycle the processor issues when nothing waits: this host's Golden Cove
 /// cores rename and allocate six a cycle. The fitted price of an ordinary instruction says the
@@ -216,38 +218,6 @@ fn excess_within(chain: u32, issued: u64, instance: u64, window: u64) -> u64 {
 /// is the Intel host's.
 pub(crate) const SMALL_OVERLAP_WINDOW: u64 = 80;
 
-/// Where a loop iteration began, on the interpreter's clocks: instructions issued, calls
-/// made, instructions of control transfers issued, and the calls and other instructions that
-/// the iterations of loops inside it have already accounted for.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct IterationMark {
-    issued: u64,
-    /// Instructions issued when the loop instance began.
-    instance: u64,
-    /// Branches recorded when the loop instance began.
-    instance_branches: u64,
-    /// Operations of the unpipelined divider run.
-    divisions: u64,
-    /// Cycles the float divider has been kept busy ([`DIVIDER_BUSY`]).
-    divider_busy: u64,
-    calls: u64,
-    control: u64,
-    inner_calls: u64,
-    inner_other: u64,
-}
-
-/// Where one function's loop stands on the clocks.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct LoopState {
-    /// Where its current iteration began.
-    iteration: IterationMark,
-    /// The instructions issued when one of its self calls last entered or returned: where a
-    /// level of a linear recursion's way back begins.
-    level_began: u64,
-    /// Its non-tail self calls under way, in a linear recursion.
-    depth: u32,
-}
-
 /// What counting one construct adds to the clocks other than `issued`: a call (`calls`), the
 /// instructions of a control transfer (`control`), an operation of the divider (`divisions`)
 /// and the cycles it keeps the float divider busy (`busy`).
@@ -320,164 +290,6 @@ impl Machine<'_> {
             self.divisions += step.divisions as u64 * n;
             self.divider_busy += step.busy as u64 * n;
         }
-    }
-
-    /// The clocks now: where an iteration that begins here begins.
-    #[inline(always)]
-    pub(crate) fn iteration_mark(&self) -> IterationMark {
-        IterationMark {
-            issued: self.issued,
-            instance: self.issued,
-            instance_branches: self.branches.position(),
-            divisions: self.divisions,
-            divider_busy: self.divider_busy,
-            calls: self.calls,
-            control: self.control,
-            inner_calls: self.iterated_calls,
-            inner_other: self.iterated_other,
-        }
-    }
-
-    /// An iteration of a loop carrying `chain` cycles ended; it began at `*mark`, which
-    /// becomes the next one's beginning. Counts the chain's cycles beyond the iteration's
-    /// issue (fractions of a cycle carry over to the next iteration) and the instructions its
-    /// calls shadow ([`crate::issue`]). The iterations of an inner loop have already weighed
-    /// their own calls against their own instructions: an outer iteration weighs only what
-    /// they left, so that a call deep in a nest is not counted to hide the same instructions
-    /// once per enclosing loop.
-    #[inline(always)]
-    pub(crate) fn iteration_ended(&mut self, chain: Chain, mark: &mut IterationMark) {
-        *mark = self.iteration_ended_in(&chain, mark, Iteration::Loop);
-    }
-
-    /// [`Machine::iteration_ended`] for an iteration of the given kind: returns where the
-    /// next iteration begins.
-    #[inline(always)]
-    fn iteration_ended_in(
-        &mut self,
-        chain: &Chain,
-        mark: &IterationMark,
-        kind: Iteration,
-    ) -> IterationMark {
-        let issued = self.issued - mark.issued;
-        let calls =
-            (self.calls - mark.calls).saturating_sub(self.iterated_calls - mark.inner_calls);
-        let other = (issued - (self.control - mark.control))
-            .saturating_sub(self.iterated_other - mark.inner_other);
-        self.iterated_calls += calls;
-        self.iterated_other += other;
-        let (instance, instance_branches) = (mark.instance, mark.instance_branches);
-        let divides = self.divisions > mark.divisions;
-        // Only the float operations keep the divider busy ([`DIVIDER_BUSY`]).
-        let divides_float = self.divider_busy > mark.divider_busy;
-        let next = IterationMark {
-            instance,
-            instance_branches,
-            ..self.iteration_mark()
-        };
-        // Without a chain nothing binds, and nothing ramps in.
-        let cycles = chain.cycles();
-        if cycles != 0 {
-            // Instances that divide in floats share one divider, which starts an operation
-            // every 4 cycles: overlapping them gains nothing. A loop instance dividing
-            // integers ramps in like any other; what its ramp leaves out is
-            // `DivisionRampCycle`, priced by the fit, since whether `idiv` chains overlap is
-            // the core's (two at a time on Zen 3, none on the Intel host that set this rule).
-            // A recursion's levels that divide bind, as before.
-            let overlapped = match kind {
-                _ if divides_float => OVERLAP_WINDOW,
-                Iteration::Loop => self.issued - instance,
-                _ if divides => OVERLAP_WINDOW,
-                Iteration::DeepLevel => OVERLAP_WINDOW,
-                Iteration::ShallowLevel => 0,
-            };
-            let counted = excess(cycles, issued, overlapped);
-            if overlapped < OVERLAP_WINDOW {
-                let saved = excess(cycles, issued, OVERLAP_WINDOW) - counted;
-                if saved > 0 {
-                    let left_out = if divides {
-                        // The division's part of it, should the instance start after a
-                        // misprediction and count it after all.
-                        LeftOut {
-                            saved,
-                            dividing: saved,
-                            looping: 0,
-                            division: saved * chain.shares[DIVISION_KIND] as u64 / SHARE_ONE,
-                        }
-                    } else if kind == Iteration::Loop {
-                        // What a small window would count: a loop instance's `RampCycle`.
-                        let small = excess_within(cycles, issued, overlapped, SMALL_OVERLAP_WINDOW);
-                        LeftOut {
-                            saved,
-                            looping: small - counted,
-                            ..LeftOut::default()
-                        }
-                    } else {
-                        LeftOut {
-                            saved,
-                            ..LeftOut::default()
-                        }
-                    };
-                    self.branches.ramped(instance_branches, left_out);
-                }
-            }
-            self.add_chain(counted, chain);
-        }
-        // The divider is busy only in iterations that divide.
-        if divides {
-            let busy = self.divider_busy - mark.divider_busy;
-            self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
-        }
-        self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
-        next
-    }
-
-    /// Function `fid`, a loop, was entered (not jumped back to): its first iteration begins.
-    #[inline(always)]
-    pub(crate) fn loop_entered(&mut self, fid: FunId) {
-        let (mark, issued) = (self.iteration_mark(), self.issued);
-        let state = &mut self.loops[fid as usize];
-        state.iteration = mark;
-        state.level_began = issued;
-    }
-
-    /// A self call of `fid` (carrying `chain` cycles) ended an iteration of its loop, or a
-    /// level of a linear recursion's way down.
-    #[inline(never)]
-    pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: Chain, kind: Iteration) {
-        let mark = self.loops[fid as usize].iteration;
-        let next = self.iteration_ended_in(&chain, &mark, kind);
-        let state = &mut self.loops[fid as usize];
-        state.iteration = next;
-        state.level_began = self.issued;
-    }
-
-    /// A non-tail self call of `fid` returned, carrying `chain` cycles from its result to the
-    /// function's return. The way back of a recursion runs after the way down, one level after
-    /// another: a level's chain binds beyond the instructions issued since the last self call
-    /// of `fid` entered or returned (the code after the call, or the base case). Its calls'
-    /// shadow was weighed with the way down.
-    #[inline(never)]
-    pub(crate) fn loop_returned(&mut self, fid: FunId, chain: Chain) {
-        let issued = self.issued;
-        let began = std::mem::replace(&mut self.loops[fid as usize].level_began, issued);
-        let counted = excess(chain.cycles(), issued - began, OVERLAP_WINDOW);
-        self.add_chain(counted, &chain);
-    }
-
-    /// A non-tail self call of `fid` is made: whether the recursion is now deep enough for the
-    /// chain of its way down to bind ([`RECURSION_WINDOW`]).
-    #[inline(always)]
-    pub(crate) fn recursion_descends(&mut self, fid: FunId) -> bool {
-        let state = &mut self.loops[fid as usize];
-        state.depth += 1;
-        state.depth > RECURSION_WINDOW
-    }
-
-    /// The non-tail self call of `fid` returned (or raised).
-    #[inline(always)]
-    pub(crate) fn recursion_ascends(&mut self, fid: FunId) {
-        self.loops[fid as usize].depth -= 1;
     }
 
     /// Counts `excess` sixths of a cycle of the divider's, whole cycles as `DividerCycle`.

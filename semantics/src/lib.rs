@@ -271,6 +271,7 @@
 //! the installed compiler's own `list.ml`, `array.ml`, `string.ml`, … (`stdlib_link` follows
 //! their aliases and externals).
 
+pub mod allocator;
 mod ast;
 mod boxing;
 mod branch_trace;

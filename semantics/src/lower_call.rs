@@ -13,6 +13,12 @@ use crate::value::UNIT;
 #[inline(always)]
 fn push_args(m: &mut Machine<'_>, args: &[Operand]) -> R<usize> {
     let argbase = m.stack.len();
+    // Most calls pass one argument (`fapp`'s five an iteration): no loop, nothing to reverse.
+    if let [arg] = args {
+        let v = arg.get(m)?;
+        m.stack.push(v);
+        return Ok(argbase);
+    }
     // Every evaluation leaves the stack as it found it, so each value can be pushed as soon
     // as it is computed; the right-to-left order is then undone by a reversal.
     for a in args.iter().rev() {

@@ -111,8 +111,7 @@ pub(crate) struct Machine<'p> {
     /// Per function, where its loop stands (see [`crate::issue::LoopState`]).
     pub(crate) loops: Vec<crate::issue::LoopState>,
     /// Calls and other instructions the loop iterations that ended so far accounted for.
-    pub(crate) iterated_calls: u64,
-    pub(crate) iterated_other: u64,
+    pub(crate) iterated: crate::issue::Iterated,
     /// A self call on its way: it ends an iteration when it enters the function.
     pub(crate) self_call: Option<SelfCall>,
     /// The running frame's slots stored in it since they were last written (bit per slot):
@@ -174,8 +173,7 @@ impl<'p> Machine<'p> {
             divisions: 0,
             divider_busy: 0,
             loops: vec![Default::default(); prog.funs.len()],
-            iterated_calls: 0,
-            iterated_other: 0,
+            iterated: Default::default(),
             self_call: None,
             stored: 0,
             way_back_arm: None,
@@ -439,10 +437,7 @@ impl<'p> Machine<'p> {
             }
             entered = Some(fid);
             self.base = argbase;
-            let frame_end = argbase + f.frame_size as usize;
-            if self.stack.len() < frame_end {
-                self.stack.resize(frame_end, UNIT);
-            }
+            self.grow_frame(argbase + f.frame_size as usize);
             match (f.body)(self) {
                 Ok(v) => {
                     if self.pending.kind == CalleeKind::None {

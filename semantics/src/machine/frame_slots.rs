@@ -17,6 +17,26 @@ impl Machine<'_> {
         }
     }
 
+    /// Makes room on the stack for the running frame's slots up to `frame_end`, the new ones
+    /// `UNIT`.
+    #[inline(always)]
+    pub(super) fn grow_frame(&mut self, frame_end: usize) {
+        if self.stack.len() < frame_end {
+            self.push_slots(frame_end);
+        }
+    }
+
+    /// [`Machine::grow_frame`]'s growing, out of line to keep the calls that need none short.
+    /// `Vec::resize` took some 70 instructions for the two or three slots a call of a deep
+    /// recursion adds.
+    #[inline(never)]
+    fn push_slots(&mut self, frame_end: usize) {
+        self.stack.reserve(frame_end - self.stack.len());
+        while self.stack.len() < frame_end {
+            self.stack.push(UNIT);
+        }
+    }
+
     /// Counts the `Spill`s of a non-tail call: `loads` (and operand stores) the liveness pass
     /// placed there, and a store of each of `kept` not stored in the frame since it was last
     /// written, as native code stores a variable once, before the first call it must survive.

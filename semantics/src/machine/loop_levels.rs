@@ -45,9 +45,12 @@ impl Machine<'_> {
         // The arm this level took, where an `if` on its way back says; the caller's own
         // `if`s, run before it called, speak for the caller's level.
         let callers_arm = self.callers_arms.pop().expect("pushed when descending");
-        let chain = match std::mem::replace(&mut self.way_back_arm, callers_arm) {
-            Some((arm_of, cycles)) if arm_of == fid => cycles,
-            _ => self.prog.funs[fid as usize].return_chain,
+        let arm = std::mem::replace(&mut self.way_back_arm, callers_arm);
+        // Read where it lies, not copied (a chain is 36 bytes).
+        let prog = self.prog;
+        let chain = match &arm {
+            Some((arm_of, cycles)) if *arm_of == fid => cycles,
+            _ => &prog.funs[fid as usize].return_chain,
         };
         self.recursion_ascends(fid);
         if returned {

@@ -9,7 +9,7 @@ use super::{stack_address, CalleeKind, Machine, R};
 use crate::catalogue::Counter;
 use crate::ir::FunId;
 use crate::return_stack::CallSite;
-use crate::value::{Value, UNIT};
+use crate::value::Value;
 use std::rc::Rc;
 
 impl Machine<'_> {
@@ -61,10 +61,7 @@ impl Machine<'_> {
         let (saved_base, saved_stored) = (self.base, self.stored);
         self.stored = 0;
         self.base = argbase;
-        let frame_end = argbase + f.frame_size as usize;
-        if self.stack.len() < frame_end {
-            self.stack.resize(frame_end, UNIT);
-        }
+        self.grow_frame(argbase + f.frame_size as usize);
         let result = (f.body)(self);
         debug_assert!(
             self.pending.kind == CalleeKind::None,

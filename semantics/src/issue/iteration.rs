@@ -1,0 +1,280 @@
+//! Where loop iterations and a linear recursion's levels begin and end on the interpreter's
+//! clocks, and what an iteration that ended weighs: its chain beyond its issue, and what its
+//! calls shadow (see [`super`]).
+
+use super::{
+    excess, excess_within, shadowed, Iteration, DIVISION_KIND, ISSUE_WIDTH, OVERLAP_WINDOW,
+    RECURSION_WINDOW, SMALL_OVERLAP_WINDOW,
+};
+use crate::branch_trace::LeftOut;
+use crate::catalogue::Counter;
+use crate::ir::{Chain, FunId};
+use crate::latency_table::SHARE_ONE;
+use crate::machine::Machine;
+
+/// Where a loop iteration began, on the interpreter's clocks: instructions issued, calls
+/// made, instructions of control transfers issued, and the calls and other instructions that
+/// the iterations of loops inside it have already accounted for.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct IterationMark {
+    issued: u64,
+    /// Instructions issued when the loop instance began.
+    instance: u64,
+    /// Branches recorded when the loop instance began.
+    instance_branches: u64,
+    /// Operations of the unpipelined divider run.
+    divisions: u64,
+    /// Cycles the float divider has been kept busy ([`super::DIVIDER_BUSY`]).
+    divider_busy: u64,
+    calls: u64,
+    control: u64,
+    inner_calls: u64,
+    inner_other: u64,
+}
+
+/// Where one function's loop stands on the clocks.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct LoopState {
+    /// Where its current iteration began.
+    iteration: IterationMark,
+    /// The instructions issued when one of its self calls last entered or returned: where a
+    /// level of a linear recursion's way back begins.
+    level_began: u64,
+    /// Its non-tail self calls under way, in a linear recursion.
+    depth: u32,
+}
+
+/// The clocks an iteration's end reads ([`Machine`]'s fields of the same names).
+struct Clocks {
+    issued: u64,
+    calls: u64,
+    control: u64,
+    divisions: u64,
+    divider_busy: u64,
+}
+
+/// Calls and other instructions the loop iterations that ended so far accounted for.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Iterated {
+    calls: u64,
+    other: u64,
+}
+
+/// What one iteration ran, from its mark to the clocks where it ended.
+struct Ran {
+    issued: u64,
+    /// Instructions other than control transfers, less what inner loops accounted for.
+    other: u64,
+    /// Calls, less what inner loops accounted for.
+    calls: u64,
+    /// Instructions issued since the loop instance began.
+    since_instance: u64,
+    instance_branches: u64,
+    divides: bool,
+    /// Only the float operations keep the divider busy ([`super::DIVIDER_BUSY`]).
+    divides_float: bool,
+    busy: u64,
+}
+
+/// See [`Machine::advance`]; apart from it, for a mark that lies in the machine.
+#[inline(always)]
+fn advance(mark: &mut IterationMark, now: &Clocks, iterated: &mut Iterated) -> Ran {
+    let issued = now.issued - mark.issued;
+    let calls = (now.calls - mark.calls).saturating_sub(iterated.calls - mark.inner_calls);
+    let other =
+        (issued - (now.control - mark.control)).saturating_sub(iterated.other - mark.inner_other);
+    iterated.calls += calls;
+    iterated.other += other;
+    let ran = Ran {
+        issued,
+        other,
+        calls,
+        since_instance: now.issued - mark.instance,
+        instance_branches: mark.instance_branches,
+        divides: now.divisions > mark.divisions,
+        divides_float: now.divider_busy > mark.divider_busy,
+        busy: now.divider_busy - mark.divider_busy,
+    };
+    mark.issued = now.issued;
+    mark.divisions = now.divisions;
+    mark.divider_busy = now.divider_busy;
+    mark.calls = now.calls;
+    mark.control = now.control;
+    mark.inner_calls = iterated.calls;
+    mark.inner_other = iterated.other;
+    ran
+}
+
+/// The loops' clocks: where their iterations begin and end.
+impl Machine<'_> {
+    /// The clocks now: where an iteration that begins here begins.
+    #[inline(always)]
+    pub(crate) fn iteration_mark(&self) -> IterationMark {
+        IterationMark {
+            issued: self.issued,
+            instance: self.issued,
+            instance_branches: self.branches.position(),
+            divisions: self.divisions,
+            divider_busy: self.divider_busy,
+            calls: self.calls,
+            control: self.control,
+            inner_calls: self.iterated.calls,
+            inner_other: self.iterated.other,
+        }
+    }
+
+    /// An iteration of a loop carrying `chain` cycles ended; it began at `*mark`, which
+    /// becomes the next one's beginning. Counts the chain's cycles beyond the iteration's
+    /// issue (fractions of a cycle carry over to the next iteration) and the instructions its
+    /// calls shadow ([`crate::issue`]). The iterations of an inner loop have already weighed
+    /// their own calls against their own instructions: an outer iteration weighs only what
+    /// they left, so that a call deep in a nest is not counted to hide the same instructions
+    /// once per enclosing loop.
+    #[inline(always)]
+    pub(crate) fn iteration_ended(&mut self, chain: Chain, mark: &mut IterationMark) {
+        let ran = self.advance(mark);
+        self.weigh_iteration(&chain, ran, Iteration::Loop);
+    }
+
+    /// Ends the iteration that began at `*mark`, moving `*mark` to where the next one begins
+    /// (in the same loop instance), and accounts for its calls and other instructions: what
+    /// it ran. The mark is updated in place: a loop's is read and written where it lies, not
+    /// copied out and back (all nine fields, twice, were most of `fapp`'s iteration's end).
+    #[inline(always)]
+    fn advance(&mut self, mark: &mut IterationMark) -> Ran {
+        advance(
+            mark,
+            &Clocks {
+                issued: self.issued,
+                calls: self.calls,
+                control: self.control,
+                divisions: self.divisions,
+                divider_busy: self.divider_busy,
+            },
+            &mut self.iterated,
+        )
+    }
+
+    /// What an iteration that `ran` weighs, for an iteration of the given kind.
+    #[inline(always)]
+    fn weigh_iteration(&mut self, chain: &Chain, ran: Ran, kind: Iteration) {
+        let Ran {
+            issued,
+            other,
+            calls,
+            since_instance,
+            instance_branches,
+            divides,
+            divides_float,
+            busy,
+        } = ran;
+        // Without a chain nothing binds, and nothing ramps in.
+        let cycles = chain.cycles();
+        if cycles != 0 {
+            // Instances that divide in floats share one divider, which starts an operation
+            // every 4 cycles: overlapping them gains nothing. A loop instance dividing
+            // integers ramps in like any other; what its ramp leaves out is
+            // `DivisionRampCycle`, priced by the fit, since whether `idiv` chains overlap is
+            // the core's (two at a time on Zen 3, none on the Intel host that set this rule).
+            // A recursion's levels that divide bind, as before.
+            let overlapped = match kind {
+                _ if divides_float => OVERLAP_WINDOW,
+                Iteration::Loop => since_instance,
+                _ if divides => OVERLAP_WINDOW,
+                Iteration::DeepLevel => OVERLAP_WINDOW,
+                Iteration::ShallowLevel => 0,
+            };
+            let counted = excess(cycles, issued, overlapped);
+            if overlapped < OVERLAP_WINDOW {
+                let saved = excess(cycles, issued, OVERLAP_WINDOW) - counted;
+                if saved > 0 {
+                    let left_out = if divides {
+                        // The division's part of it, should the instance start after a
+                        // misprediction and count it after all.
+                        LeftOut {
+                            saved,
+                            dividing: saved,
+                            looping: 0,
+                            division: saved * chain.shares[DIVISION_KIND] as u64 / SHARE_ONE,
+                        }
+                    } else if kind == Iteration::Loop {
+                        // What a small window would count: a loop instance's `RampCycle`.
+                        let small = excess_within(cycles, issued, overlapped, SMALL_OVERLAP_WINDOW);
+                        LeftOut {
+                            saved,
+                            looping: small - counted,
+                            ..LeftOut::default()
+                        }
+                    } else {
+                        LeftOut {
+                            saved,
+                            ..LeftOut::default()
+                        }
+                    };
+                    self.branches.ramped(instance_branches, left_out);
+                }
+            }
+            self.add_chain(counted, chain);
+        }
+        // The divider is busy only in iterations that divide.
+        if divides {
+            self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
+        }
+        self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
+    }
+
+    /// Function `fid`, a loop, was entered (not jumped back to): its first iteration begins.
+    #[inline(always)]
+    pub(crate) fn loop_entered(&mut self, fid: FunId) {
+        let (mark, issued) = (self.iteration_mark(), self.issued);
+        let state = &mut self.loops[fid as usize];
+        state.iteration = mark;
+        state.level_began = issued;
+    }
+
+    /// A self call of `fid` (carrying `chain` cycles) ended an iteration of its loop, or a
+    /// level of a linear recursion's way down.
+    #[inline(never)]
+    pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: Chain, kind: Iteration) {
+        let clocks = Clocks {
+            issued: self.issued,
+            calls: self.calls,
+            control: self.control,
+            divisions: self.divisions,
+            divider_busy: self.divider_busy,
+        };
+        let state = &mut self.loops[fid as usize];
+        let ran = advance(&mut state.iteration, &clocks, &mut self.iterated);
+        state.level_began = clocks.issued;
+        self.weigh_iteration(&chain, ran, kind);
+    }
+
+    /// A non-tail self call of `fid` returned, carrying `chain` cycles from its result to the
+    /// function's return. The way back of a recursion runs after the way down, one level after
+    /// another: a level's chain binds beyond the instructions issued since the last self call
+    /// of `fid` entered or returned (the code after the call, or the base case). Its calls'
+    /// shadow was weighed with the way down. Inline in its one caller,
+    /// [`Machine::level_returned`], which is kept out of `invoke`'s frame itself.
+    #[inline(always)]
+    pub(crate) fn loop_returned(&mut self, fid: FunId, chain: &Chain) {
+        let issued = self.issued;
+        let began = std::mem::replace(&mut self.loops[fid as usize].level_began, issued);
+        let counted = excess(chain.cycles(), issued - began, OVERLAP_WINDOW);
+        self.add_chain(counted, chain);
+    }
+
+    /// A non-tail self call of `fid` is made: whether the recursion is now deep enough for the
+    /// chain of its way down to bind ([`RECURSION_WINDOW`]).
+    #[inline(always)]
+    pub(crate) fn recursion_descends(&mut self, fid: FunId) -> bool {
+        let state = &mut self.loops[fid as usize];
+        state.depth += 1;
+        state.depth > RECURSION_WINDOW
+    }
+
+    /// The non-tail self call of `fid` returned (or raised).
+    #[inline(always)]
+    pub(crate) fn recursion_ascends(&mut self, fid: FunId) {
+        self.loops[fid as usize].depth -= 1;
+    }
+}
