@@ -30,16 +30,25 @@ let run n = go 0 0 n
 ";
 
 fn build_program(dir: &Path) -> BuiltBinary {
-    let program = dir.join("work.ml");
-    std::fs::write(&program, PROGRAM).unwrap();
+    build_source(
+        dir,
+        "work",
+        PROGRAM,
+        &["-inline".to_string(), "0".to_string()],
+    )
+}
+
+/// `source` written to `dir/name.ml` and built with `flags` in layout 0.
+fn build_source(dir: &Path, name: &str, source: &str, flags: &[String]) -> BuiltBinary {
+    let program = dir.join(format!("{name}.ml"));
+    std::fs::write(&program, source).unwrap();
     let compiler = Compiler::discover(None, None).unwrap();
-    let flags = vec!["-inline".to_string(), "0".to_string()];
-    let runtime = RuntimeObjects::prepare(&compiler, &flags, &dir.join("rt"), 1).unwrap();
+    let runtime = RuntimeObjects::prepare(&compiler, flags, &dir.join("rt"), 1).unwrap();
     build(
         &BuildSpec {
             program: &program,
             compiler: &compiler,
-            flags: &flags,
+            flags,
             layout: 0,
             dir: &dir.join("layout-0"),
         },
@@ -87,25 +96,12 @@ fn instructions_per_run_are_deterministic_and_proportional_to_the_work() {
 fn a_program_that_raises_is_an_error_not_a_count() {
     let Some(valgrind) = valgrind() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let program = dir.path().join("raise.ml");
-    std::fs::write(
-        &program,
+    let binary = build_source(
+        dir.path(),
+        "raise",
         "let input n = n\nlet run n = if n > 5 then failwith \"big\" else n\n",
-    )
-    .unwrap();
-    let compiler = Compiler::discover(None, None).unwrap();
-    let runtime = RuntimeObjects::prepare(&compiler, &[], &dir.path().join("rt"), 1).unwrap();
-    let binary = build(
-        &BuildSpec {
-            program: &program,
-            compiler: &compiler,
-            flags: &[],
-            layout: 0,
-            dir: &dir.path().join("layout-0"),
-        },
-        &runtime,
-    )
-    .unwrap();
+        &[],
+    );
     let plan = [(3, Some(2)), (10, Some(4))];
     let err = instructions::count_batches(&valgrind, &binary.path, &plan).unwrap_err();
     // Size 3 is counted; the probe of size 10 raises.
@@ -116,31 +112,20 @@ fn a_program_that_raises_is_an_error_not_a_count() {
     );
 }
 
+/// `down n` nests `n` frames of 16 bytes (`subq $8, %rsp` and the return address).
+const DEEP: &str = "\
+let rec down n = if n = 0 then 0 else 1 + down (n - 1)
+let input n = n
+let run n = down n
+";
+
 /// A million nested calls (16 MB of 16-byte frames, twice the default stack limit) run under
 /// valgrind as they do when timed: about as many instructions a level at 10^6 as at 10^3.
 #[test]
 fn a_recursion_deeper_than_the_default_stack_limit_is_counted() {
     let Some(valgrind) = valgrind() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let program = dir.path().join("deep.ml");
-    std::fs::write(
-        &program,
-        "let rec down n = if n = 0 then 0 else 1 + down (n - 1)\nlet input n = n\nlet run n = down n\n",
-    )
-    .unwrap();
-    let compiler = Compiler::discover(None, None).unwrap();
-    let runtime = RuntimeObjects::prepare(&compiler, &[], &dir.path().join("rt"), 1).unwrap();
-    let binary = build(
-        &BuildSpec {
-            program: &program,
-            compiler: &compiler,
-            flags: &[],
-            layout: 0,
-            dir: &dir.path().join("layout-0"),
-        },
-        &runtime,
-    )
-    .unwrap();
+    let binary = build_source(dir.path(), "deep", DEEP, &[]);
     let runs = per_run(&valgrind, &binary.path, &[1000, 1_000_000]);
     let (shallow, deep) = (runs[0] / 1e3, runs[1] / 1e6);
     assert!(
@@ -163,22 +148,7 @@ let run n = List.length (build n)
 fn collections_cancel_whatever_the_batches_and_the_heap_before_them() {
     let Some(valgrind) = valgrind() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let program = dir.path().join("cons.ml");
-    std::fs::write(&program, CONS).unwrap();
-    let compiler = Compiler::discover(None, None).unwrap();
-    let runtime = RuntimeObjects::prepare(&compiler, &[], &dir.path().join("rt"), 1).unwrap();
-    let binary = build(
-        &BuildSpec {
-            program: &program,
-            compiler: &compiler,
-            flags: &[],
-            layout: 0,
-            dir: &dir.path().join("layout-0"),
-        },
-        &runtime,
-    )
-    .unwrap()
-    .path;
+    let binary = build_source(dir.path(), "cons", CONS, &[]).path;
     let count = |plan: &[(u64, Option<u64>)]| {
         instructions::count_batches(&valgrind, &binary, plan).unwrap()
     };

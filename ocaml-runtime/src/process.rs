@@ -33,15 +33,12 @@ fn raise_stack_limit(cmd: &mut Command) {
     unsafe {
         cmd.pre_exec(|| {
             let mut limit: libc::rlimit = std::mem::zeroed();
+            // RLIM_INFINITY is the largest rlim_t: an unlimited stack is kept, an unlimited
+            // hard limit allows the whole size.
             if libc::getrlimit(libc::RLIMIT_STACK, &mut limit) == 0
-                && limit.rlim_cur != libc::RLIM_INFINITY
                 && limit.rlim_cur < NATIVE_STACK_BYTES
             {
-                limit.rlim_cur = if limit.rlim_max == libc::RLIM_INFINITY {
-                    NATIVE_STACK_BYTES
-                } else {
-                    limit.rlim_max.min(NATIVE_STACK_BYTES)
-                };
+                limit.rlim_cur = limit.rlim_max.min(NATIVE_STACK_BYTES);
                 libc::setrlimit(libc::RLIMIT_STACK, &limit);
             }
             Ok(())

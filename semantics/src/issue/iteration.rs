@@ -142,17 +142,19 @@ impl Machine<'_> {
     /// copied out and back (all nine fields, twice, were most of `fapp`'s iteration's end).
     #[inline(always)]
     fn advance(&mut self, mark: &mut IterationMark) -> Ran {
-        advance(
-            mark,
-            &Clocks {
-                issued: self.issued,
-                calls: self.calls,
-                control: self.control,
-                divisions: self.divisions,
-                divider_busy: self.divider_busy,
-            },
-            &mut self.iterated,
-        )
+        advance(mark, &self.clocks(), &mut self.iterated)
+    }
+
+    /// The clocks an iteration's end reads, now.
+    #[inline(always)]
+    fn clocks(&self) -> Clocks {
+        Clocks {
+            issued: self.issued,
+            calls: self.calls,
+            control: self.control,
+            divisions: self.divisions,
+            divider_busy: self.divider_busy,
+        }
     }
 
     /// What an iteration that `ran` weighs, for an iteration of the given kind.
@@ -236,13 +238,7 @@ impl Machine<'_> {
     /// level of a linear recursion's way down.
     #[inline(never)]
     pub(crate) fn loop_iteration_ended(&mut self, fid: FunId, chain: Chain, kind: Iteration) {
-        let clocks = Clocks {
-            issued: self.issued,
-            calls: self.calls,
-            control: self.control,
-            divisions: self.divisions,
-            divider_busy: self.divider_busy,
-        };
+        let clocks = self.clocks();
         let state = &mut self.loops[fid as usize];
         let ran = advance(&mut state.iteration, &clocks, &mut self.iterated);
         state.level_began = clocks.issued;
