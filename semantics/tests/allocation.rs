@@ -103,7 +103,7 @@ let run n = loop n 0";
     let expected: f64 = (0..100_000u64)
         .map(|i| 3.0 * ((300_000 - 3 * i).min(heap) as f64) / heap as f64)
         .sum();
-    let promoted = keep.allocation.promoted_words(heap);
+    let promoted = keep.allocation.promoted_words_at(heap as f64);
     assert!(
         (promoted - expected).abs() / expected < 0.02,
         "{promoted} vs {expected}"
@@ -134,7 +134,7 @@ let run n = double (build n [])";
     let expected = inputs + outputs;
     // Were each input cell released at the match, input cell i would live only 3(i+1)
     // words and the total would be 2 × outputs, 14% less.
-    let promoted = r.allocation.promoted_words(heap);
+    let promoted = r.allocation.promoted_words_at(heap as f64);
     assert!(
         (promoted - expected).abs() / expected < 0.03,
         "{promoted} vs {expected} (released at the match: {})",
@@ -156,7 +156,10 @@ let run n = build n";
     // The counts carry the expectation for the runtime's minor heap, rounded.
     let heap = semantics::minor_heap_words();
     let r = result(deep, 3000);
-    let frames = (3 * 3000 * 3001 / 2) as f64 / heap as f64;
+    // Collections come every I < H words (a major cycle's end cuts a filling short).
+    let interval = r.allocation.collection_interval_words(heap);
+    assert!(interval < heap as f64);
+    let frames = (3 * 3000 * 3001 / 2) as f64 / interval;
     assert_eq!(r.counts["ScannedFrame"], frames.round() as u64);
     assert_eq!(
         r.counts.get("PromotedWord").copied().unwrap_or(0),
@@ -170,8 +173,15 @@ let input n = n
 let run n = build n []";
     let r = result(flat, 10);
     assert_eq!(r.allocation.frame_words, 3 * 10);
-    // Expected frames walked per run: frame-words over the minor heap's words.
-    assert!((r.allocation.scanned_frames(15) - 2.0).abs() < 1e-12);
+    // Expected frames walked per run: frame-words over the words between collections. For 30
+    // words and a heap of 15 those are 30 / (2 + cycles / 2): 2 collections, and half a one for
+    // each major cycle, a cycle every 3 slices, a slice every 15 words allocated (the 30, and
+    // the p words promoted).
+    let p = r.allocation.promoted_words_at(15.0);
+    assert!(p > 0.0);
+    let interval = 30.0 / (2.0 + (30.0 + p) / 45.0 / 2.0);
+    assert!((r.allocation.collection_interval_words(15) - interval).abs() < 1e-9);
+    assert!((r.allocation.scanned_frames(15) - 30.0 / interval).abs() < 1e-9);
     // A function that allocates has a frame of its own (the collector may be called from it),
     // on top of its callers'.
     let nested = "

@@ -51,7 +51,8 @@ let run n =
 fn an_overwritten_value_dies_by_its_own_age() {
     // Slot 0 takes n cells in turn: each but the last is overwritten once the next cell is
     // allocated, so it dies at age 6 (ages run from the clock before the block's own words);
-    // the last stays in the field and is promoted whole. Expected: 3 + (n - 1) · 3 · 6 / H.
+    // the last stays in the field and is promoted whole. Expected: 3 + (n - 1) · 3 · 6 / I, I
+    // the words between two collections.
     let source = "
 let input n = n
 let run n =
@@ -63,7 +64,8 @@ let run n =
     assert_eq!(a.remembered_words, 3);
     let aged: u64 = a.lifetimes.iter().map(|b| b.word_age).sum();
     assert_eq!(aged, (n as u64 - 1) * 3 * 6);
-    let expected = 3.0 + (n - 1) as f64 * 18.0 / H as f64;
+    let interval = a.collection_interval_words(H);
+    let expected = 3.0 + (n - 1) as f64 * 18.0 / interval;
     assert!((a.promoted_words(H) - expected).abs() < 1e-9);
 }
 
