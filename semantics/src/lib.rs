@@ -44,7 +44,8 @@
 //! (inlined by ocamlopt), `max_int`, `min_int`, `infinity`, `neg_infinity`, `nan`, `max_float`,
 //! `min_float`, `epsilon_float`, `int_of_char`, `min`, `max`, `char_of_int` and `string_of_int`
 //! (real calls, read from `stdlib.ml`; `string_of_int`'s C call counts `FormatInt` and a
-//! `FormatIntChar` a character printed), and the predefined exceptions
+//! `FormatIntChar` a character printed, as does `Int.to_string`'s), `string_of_bool` (read
+//! from `stdlib.ml` too, and inlined as ocamlopt inlines it), and the predefined exceptions
 //! (`Not_found`, `Failure`, `Invalid_argument`, `Exit`, …). Records (`type t = { mutable a :
 //! int; … }`, literals, `r.f`, `r.f <- v`, `{ r with … }`, record patterns), references
 //! (`ref`, `!`, `:=`, `incr`, `decr`, `.contents`), `for … to/downto … do … done`, `while … do …

@@ -126,6 +126,8 @@ const EXTERNALS: &[(&str, &[&str])] = &[
     ("%bytes_to_string", &["Bytes.unsafe_to_string"]),
     ("%bytes_of_string", &["Bytes.unsafe_of_string"]),
     ("%identity", &["Char.code", "Char.unsafe_chr"]),
+    // int.ml's own `external format_int`, behind `Int.to_string`.
+    ("caml_format_int", &["format_int"]),
     ("%floatofint", &["float_of_int"]),
     ("%intoffloat", &["int_of_float"]),
     ("caml_sqrt_float", &["sqrt"]),

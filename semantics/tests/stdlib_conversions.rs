@@ -40,7 +40,7 @@ let rec digits n acc = if n = 0 then acc else digits (n / 7) (acc + String.lengt
 let input n = n
 let run n =
   let s = string_of_int n ^ \",\" ^ string_of_int (-n) ^ \",\" ^ string_of_int max_int ^ string_of_int min_int in
-  (digits (n + 1) 0, s)
+  (digits (n + 1) 0, s, Int.to_string (n - 7) ^ string_of_bool (n mod 2 = 0) ^ string_of_bool (n < 0))
 ";
 
 #[test]
@@ -58,6 +58,26 @@ fn string_of_int_agrees_with_native_code_on_results_and_words() {
             "words at size {size}"
         );
     }
+}
+
+#[test]
+fn int_to_string_is_the_same_c_call_and_string_of_bool_a_plain_function() {
+    // `Int.to_string` (int.ml: `let to_string x = format_int "%d" x`, its own external of
+    // `caml_format_int`): a call of it, one FormatInt, one FormatIntChar per character.
+    let counts = count("let input n = n\nlet run n = String.length (Int.to_string n)", -420);
+    assert_eq!(counts.get("FormatInt"), Some(&1), "{counts:?}");
+    assert_eq!(counts.get("FormatIntChar"), Some(&4), "{counts:?}");
+    assert_eq!(counts.get("FunApp"), Some(&1), "{counts:?}");
+    // `string_of_bool` (stdlib.ml: `if b then "true" else "false"`): small enough that
+    // ocamlopt inlines it (`-S`: `cmpq $1` and a load of either literal, no call), so a test
+    // of the boolean and no call, no C call, nothing allocated.
+    let source = "let input n = n\nlet run n = string_of_bool (n > 3)";
+    let counts = count(source, 5);
+    assert_eq!(counts.get("FunApp"), None, "{counts:?}");
+    assert_eq!(counts.get("BoolTest"), Some(&1), "{counts:?}");
+    assert_eq!(counts.get("FormatInt"), None, "{counts:?}");
+    let program = Program::from_source("t.ml", source).unwrap();
+    assert_eq!(program.count(5).unwrap().allocation.words, 0);
 }
 
 #[test]
