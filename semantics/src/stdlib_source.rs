@@ -65,8 +65,13 @@ const PERVASIVES: (&str, &str) = ("Stdlib", "stdlib.ml");
 /// naming one unqualified gets its definition, under its own name, before the program's code,
 /// which may shadow it. `abs`, which ocamlopt inlines,
 /// is a primitive ([`crate::prims`]).
-pub(crate) const PERVASIVE_FUNCTIONS: &[&str] =
-    &["min", "max", "char_of_int", "string_of_int", "string_of_bool"];
+pub(crate) const PERVASIVE_FUNCTIONS: &[&str] = &[
+    "min",
+    "max",
+    "char_of_int",
+    "string_of_int",
+    "string_of_bool",
+];
 
 /// Whether `module`'s functions keep their own names (the Stdlib's unqualified values) rather
 /// than `module.f`.

@@ -64,7 +64,10 @@ fn string_of_int_agrees_with_native_code_on_results_and_words() {
 fn int_to_string_is_the_same_c_call_and_string_of_bool_a_plain_function() {
     // `Int.to_string` (int.ml: `let to_string x = format_int "%d" x`, its own external of
     // `caml_format_int`): a call of it, one FormatInt, one FormatIntChar per character.
-    let counts = count("let input n = n\nlet run n = String.length (Int.to_string n)", -420);
+    let counts = count(
+        "let input n = n\nlet run n = String.length (Int.to_string n)",
+        -420,
+    );
     assert_eq!(counts.get("FormatInt"), Some(&1), "{counts:?}");
     assert_eq!(counts.get("FormatIntChar"), Some(&4), "{counts:?}");
     assert_eq!(counts.get("FunApp"), Some(&1), "{counts:?}");
