@@ -546,6 +546,10 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
     section!("( <= )", Le, "'a -> 'a -> bool"),
     section!("( > )", Gt, "'a -> 'a -> bool"),
     section!("( >= )", Ge, "'a -> 'a -> bool"),
+    // string.ml's `external equal : string -> string -> bool = "caml_string_equal"` (bytes.ml's
+    // likewise): the C call ocamlopt makes for `=` on two strings, so `=` at that type.
+    section!("String.equal", Eq, "string -> string -> bool"),
+    section!("Bytes.equal", Eq, "bytes -> bytes -> bool"),
     section!("( == )", PhysEq, "'a -> 'a -> bool"),
     section!("( != )", PhysNe, "'a -> 'a -> bool"),
     section!("( && )", And, "bool -> bool -> bool"),

@@ -128,6 +128,8 @@ const EXTERNALS: &[(&str, &[&str])] = &[
     ("%identity", &["Char.code", "Char.unsafe_chr"]),
     // int.ml's own `external format_int`, behind `Int.to_string`.
     ("caml_format_int", &["format_int"]),
+    ("caml_string_equal", &["String.equal"]),
+    ("caml_bytes_equal", &["Bytes.equal"]),
     ("%floatofint", &["float_of_int"]),
     ("%intoffloat", &["int_of_float"]),
     ("caml_sqrt_float", &["sqrt"]),

@@ -134,6 +134,7 @@ let run s =
     String.map Char.uppercase_ascii s,
     String.mapi (fun i c -> if i mod 3 = 0 then Char.uppercase_ascii c else c) s,
     (String.contains s 'z', String.index_opt s 'q', String.rindex_opt s 'a'),
+    (String.equal s (String.lowercase_ascii s), String.equal s \"\", Bytes.equal (Bytes.of_string s) (Bytes.make 2 'a')),
     (try String.index s 'e' with Not_found -> -1),
     String.trim (\"  \" ^ s ^ \" \"),
     String.fold_left (fun acc c -> acc + Char.code c) 0 s,
@@ -144,6 +145,24 @@ let run s =
     (Float.sqrt (Float.of_int (String.length s)), Float.of_int (String.length s) +. 0.5),
     String.escaped (String.sub s 0 (Int.min 4 (String.length s)) ^ \"\\n\") )";
     common::assert_agrees_with_native("calls_string.ml", source, &[0, 1, 7, 100, 3000]);
+}
+
+#[test]
+fn string_equal_is_equality_at_type_string() {
+    // string.ml's `external equal … = "caml_string_equal"` is the C call ocamlopt makes for
+    // `=` on two strings: the same counts as `s = t` (one PolyCompare, a walk of one pair of
+    // blocks), whatever the length; bytes likewise.
+    let input = "let input n = (String.make n 'a', String.make n 'a' ^ \"\")\n";
+    let with_equal = result(&format!("{input}let run (s, t) = String.equal s t"), 1000);
+    let with_op = result(&format!("{input}let run (s, t) = s = t"), 1000);
+    assert_eq!(counts(&with_equal), counts(&with_op));
+    assert_eq!(counts(&with_equal)["PolyCompare"], 1);
+    assert_eq!(counts(&with_equal)["PolyCompareStep"], 1);
+    let bytes = result(
+        &format!("{input}let run (s, t) = Bytes.equal (Bytes.unsafe_of_string s) (Bytes.unsafe_of_string t)"),
+        1000,
+    );
+    assert_eq!(counts(&bytes)["PolyCompare"], 1);
 }
 
 #[test]
