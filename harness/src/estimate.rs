@@ -48,6 +48,10 @@ pub struct LayoutEstimate {
     pub major_words_per_run: f64,
     pub minor_collections_per_run: f64,
     pub major_collections_per_run: f64,
+    /// Heap compactions per run: a major cycle that ends with most of the heap free compacts
+    /// it and hands chunks back to the C library, whose pages the next cycle faults in again.
+    #[serde(default)]
+    pub compactions_per_run: f64,
     pub gc_fit: Option<GcFit>,
     /// Sorted bootstrap replicates of the slope, kept to build the layout-averaged interval.
     #[serde(skip)]
@@ -76,6 +80,9 @@ pub struct Estimate {
     pub promoted_words_per_run: f64,
     pub minor_collections_per_run: f64,
     pub major_collections_per_run: f64,
+    /// Heap compactions per run (see [`LayoutEstimate::compactions_per_run`]).
+    #[serde(default)]
+    pub compactions_per_run: f64,
     /// (slowest − fastest layout) / layout average, in percent.
     pub layout_spread_pct: f64,
     /// Layout average of the multivariate fit, when collections happened.
@@ -165,6 +172,7 @@ pub fn layout_estimate(
         major_words_per_run: slope(&runs, &column(&all, |s| s.major_words)),
         minor_collections_per_run: slope(&runs, &column(&all, |s| s.minor_collections as f64)),
         major_collections_per_run: slope(&runs, &column(&all, |s| s.major_collections as f64)),
+        compactions_per_run: slope(&runs, &column(&all, |s| s.compactions as f64)),
         gc_fit: gc_fit(
             &fast_runs,
             &column(&fast, |s| s.minor_collections as f64),
@@ -255,6 +263,7 @@ pub fn combine_layouts(
         promoted_words_per_run: avg(&|l| l.promoted_words_per_run),
         minor_collections_per_run: avg(&|l| l.minor_collections_per_run),
         major_collections_per_run: avg(&|l| l.major_collections_per_run),
+        compactions_per_run: avg(&|l| l.compactions_per_run),
         layout_spread_pct: if estimate > 0.0 {
             100.0 * (slowest - fastest) / estimate
         } else {

@@ -93,6 +93,47 @@ fn a_list_of_n_ints_allocates_exactly_3n_minor_words_and_a_big_array_goes_major(
 }
 
 #[test]
+fn heap_compactions_per_run_are_measured_where_the_heap_is_mostly_garbage() {
+    // A 10 000-word `bytes` made and dropped each run goes straight to the major heap. With
+    // nothing else live, every major cycle ends with the heap almost all free, beyond
+    // `max_overhead` (500%), and compacts, which forces one more cycle: about half the cycles
+    // are compactions. With a million words kept live beside it, no cycle comes near that.
+    let tmp = tempfile::tempdir().unwrap();
+    let alone = program(
+        tmp.path(),
+        "alone",
+        "let input n = n\nlet run n = Bytes.length (Bytes.make n 'x')\n",
+        &[80_000],
+    );
+    let beside_live = program(
+        tmp.path(),
+        "beside_live",
+        "let input n = (n, Array.make 1_000_000 0)\n\
+         let run (n, live) = Bytes.length (Bytes.make n 'x') + Array.length live\n",
+        &[80_000],
+    );
+    let estimates = measure(vec![alone, beside_live], 1, 600);
+    let (alone, beside_live) = (&estimates[0], &estimates[1]);
+    for e in [alone, beside_live] {
+        assert!(e.major_collections_per_run > 0.0, "{}: {e:?}", e.benchmark);
+    }
+    let share = |e: &Estimate| e.compactions_per_run / e.major_collections_per_run;
+    assert!(
+        share(alone) > 0.3,
+        "{:?}",
+        (alone.compactions_per_run, alone.major_collections_per_run)
+    );
+    assert!(
+        share(beside_live) < 0.05,
+        "{:?}",
+        (
+            beside_live.compactions_per_run,
+            beside_live.major_collections_per_run
+        )
+    );
+}
+
+#[test]
 fn fapp_time_scales_with_n_and_fits_a_line() {
     let tmp = tempfile::tempdir().unwrap();
     let estimates = measure(
@@ -141,6 +182,7 @@ fn four_layouts_are_reported_and_averaged_within_their_range() {
         "promoted_words_per_run",
         "minor_collections_per_run",
         "major_collections_per_run",
+        "compactions_per_run",
         "digest",
         "layouts",
     ] {
