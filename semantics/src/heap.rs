@@ -514,7 +514,7 @@ impl Allocation {
 }
 
 /// Major slices per major cycle in the measured runs: regressing the controls' measured words
-/// per cycle (promoted and allocated directly, over cycles per run; run A33, 60 points) on the
+/// per cycle (promoted and allocated directly, over cycles per run; run A33, 72 points) on the
 /// major words allocated between two slices gives 2.93 slices a cycle, and the live words
 /// hardly matter (0.013 a word): every visit starts from a compacted heap, so its cycles stay
 /// short.
