@@ -64,9 +64,10 @@ pub const NO_INSTRUCTIONS: [&str; 18] = [
 /// structured model prices them apart, and `mlcost explain` finds their instructions in the
 /// runtime's functions rather than in the OCaml function that the interpreter counts them in.
 /// The write barrier, polymorphic comparison, `caml_make_vect`, the string externals, the
-/// array copies and fills (`caml_array_gather`, `caml_initialize`, `caml_array_fill`), and
-/// `caml_format_int` (`string_of_int`).
-pub const RUNTIME_CODE: [&str; 14] = [
+/// array copies and fills (`caml_array_gather`, `caml_initialize`, `caml_array_fill`),
+/// `caml_format_int` (`string_of_int`), and the C library's float functions (`floor`, `exp`,
+/// `pow`, `fmod`, `sin`, …: their instructions are the C library's, not the caller's).
+pub const RUNTIME_CODE: [&str; 19] = [
     "CamlModify",
     "PolyCompare",
     "PolyCompareStep",
@@ -81,6 +82,11 @@ pub const RUNTIME_CODE: [&str; 14] = [
     "ArrayInitWord",
     "FormatInt",
     "FormatIntChar",
+    "FloatRoundCall",
+    "FloatExpLogCall",
+    "FloatPowCall",
+    "FloatFmodCall",
+    "FloatTrigCall",
 ];
 
 /// Constructs whose time is not their instructions' share, each fitted a constant of its own,

@@ -48,8 +48,14 @@ enum Context {
 pub(crate) fn computes_new_float(code: &Code, unboxed: &HashSet<Slot>) -> bool {
     let fresh = |c: &Code| computes_new_float(c, unboxed);
     match code {
-        Code::Op2(node) => matches!(node.op, Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv),
-        Code::Op1(op, _) => matches!(op, Op1::FNeg | Op1::FloatOfInt | Op1::FSqrt | Op1::FAbs),
+        Code::Op2(node) => matches!(
+            node.op,
+            Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv | Op2::FloatCall(_)
+        ),
+        Code::Op1(op, _) => {
+            matches!(op, Op1::FNeg | Op1::FloatOfInt | Op1::FSqrt | Op1::FAbs)
+                || matches!(op, Op1::FloatCall(call) if call.returns_float())
+        }
         Code::Local(slot) => unboxed.contains(slot),
         Code::Let(l) => fresh(&l.body),
         Code::LetRec(group) => fresh(&group.1),

@@ -304,7 +304,10 @@ impl<'a> Walker<'a> {
                     .walk
                     .op1(*op)
                     .map_or_else(|| self.none(), |c| plus(&l, c));
-                if matches!(op, Op1::FloatOfInt | Op1::FNeg | Op1::FAbs | Op1::FSqrt) {
+                if matches!(
+                    op,
+                    Op1::FloatOfInt | Op1::FNeg | Op1::FAbs | Op1::FSqrt | Op1::FloatCall(_)
+                ) {
                     self.last_float = result.clone();
                 }
                 result
@@ -332,6 +335,13 @@ impl<'a> Walker<'a> {
                 // untagging shift delays it 3 cycles, the left one's decrement not at all
                 // (this core's renamer folds it; measured, `latency_table::op2_cycles`).
                 let b = if node.op == Op2::Mul { plus(&b, 3) } else { b };
+                if let Op2::FloatCall(_) = node.op {
+                    // A C call carries no chain (`latency_table::op1_cycles`), and the callee
+                    // writes every float register: `cvtsi2sd` no longer waits on the floats
+                    // computed before it.
+                    self.last_float = self.none();
+                    return self.none();
+                }
                 let result = plus(&join(&a, &b), self.known.walk.op2(node.op));
                 if matches!(node.op, Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv) {
                     self.last_float = result.clone();

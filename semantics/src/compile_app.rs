@@ -80,6 +80,15 @@ impl Compiler<'_> {
             Prim::Sqrt => Code::Op1(Op1::FSqrt, Box::new(arg(0))),
             Prim::AbsFloat => Code::Op1(Op1::FAbs, Box::new(arg(0))),
             Prim::Lnot => Code::Op1(Op1::Lnot, Box::new(arg(0))),
+            Prim::FloatCall(call) if call.arity() == 1 => {
+                Code::Op1(Op1::FloatCall(call), Box::new(arg(0)))
+            }
+            Prim::FloatCall(call) => Code::Op2(Box::new(Op2Node {
+                op: Op2::FloatCall(call),
+                lhs: arg(0),
+                rhs: arg(1),
+                pos,
+            })),
             Prim::Raise => Code::Raise(Box::new(arg(0)), pos),
             // Stdlib's `failwith s = raise (Failure s)`, counted as its raise (native code calls it).
             Prim::Failwith => {

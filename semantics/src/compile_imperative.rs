@@ -36,10 +36,23 @@ impl Compiler<'_> {
             .unwrap_or(ValueKind::Any)
     }
 
+    /// How an array element of `node`'s kind is stored: a float array is flat, so a double
+    /// is one store.
     fn store_kind(&self, node: NodeId) -> StoreKind {
         match self.kind(node) {
             ValueKind::Immediate | ValueKind::Float => StoreKind::Plain,
             ValueKind::Addr | ValueKind::Any => StoreKind::Barrier,
+        }
+    }
+
+    /// How a field of a block that is not flat — a reference cell, a record with a field that
+    /// is not a float — is stored: a float there is a pointer to a boxed double, so ocamlopt
+    /// boxes it and stores it with `caml_modify` (`Psetfield (_, Pointer, _)`: typeopt's
+    /// `maybe_pointer_type` gives Pointer for every type that is not immediate).
+    fn field_store_kind(&self, node: NodeId) -> StoreKind {
+        match self.kind(node) {
+            ValueKind::Immediate => StoreKind::Plain,
+            ValueKind::Float | ValueKind::Addr | ValueKind::Any => StoreKind::Barrier,
         }
     }
 
@@ -189,7 +202,7 @@ impl Compiler<'_> {
                 pos,
             ),
             Prim::Assign => {
-                let store = self.store_kind(node);
+                let store = self.field_store_kind(node);
                 self.imp(
                     ImpOp::SetField { index: 0, store },
                     vec![arg(0), arg(1)],
@@ -327,7 +340,7 @@ impl Compiler<'_> {
                 let store = if info.flat_float {
                     StoreKind::Plain
                 } else {
-                    self.store_kind(e.id)
+                    self.field_store_kind(e.id)
                 };
                 if let ExprKind::Var(x) = &r.kind {
                     let immediate = !info.flat_float && self.kind(e.id) == ValueKind::Immediate;

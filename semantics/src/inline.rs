@@ -194,7 +194,8 @@ fn size(code: &Code) -> Option<usize> {
         Code::Op1(op, _) => match op {
             Op1::Fst | Op1::Snd | Op1::Ignore => 1,
             Op1::Lnot => 3,
-            Op1::FSqrt => 5,
+            // A `Pccall` that does not allocate: Closure sizes it 4 and one per argument.
+            Op1::FSqrt | Op1::FloatCall(_) => 5,
             // Stdlib's `abs`, already inlined: a test, a branch and a negation.
             Op1::Abs => 7,
             _ => 2,
@@ -207,6 +208,7 @@ fn size(code: &Code) -> Option<usize> {
             | Op2::PolyGt
             | Op2::PolyGe
             | Op2::PolyCompare => 12,
+            Op2::FloatCall(_) => 6,
             _ => 2,
         },
         Code::Tuple(items) | Code::Block(_, items) => 5 + items.len(),

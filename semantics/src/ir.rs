@@ -57,6 +57,8 @@ pub(crate) enum Op1 {
     /// `lnot`, inlined from `stdlib.ml` (`x lxor (-1)`).
     Lnot,
     Ignore,
+    /// `floor x`, `sin x`, …: a direct C call ([`crate::float_call`]).
+    FloatCall(crate::float_call::FloatCall),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +114,8 @@ pub(crate) enum Op2 {
     IntCompare,
     FloatCompare,
     PolyCompare,
+    /// `x ** y`, `mod_float x y`, `atan2 y x`, …: a direct C call ([`crate::float_call`]).
+    FloatCall(crate::float_call::FloatCall),
 }
 
 impl Op1 {
@@ -129,6 +133,7 @@ impl Op1 {
             Op1::FSqrt => Counter::FloatSqrt,
             Op1::FAbs => Counter::FloatUMinus,
             Op1::Lnot => Counter::IntLxor,
+            Op1::FloatCall(call) => call.counter(),
             Op1::Ignore => return None,
         })
     }
@@ -151,6 +156,7 @@ impl Op2 {
                 | PolyGe
                 | PolyCompare
                 | FloatCompare
+                | FloatCall(_)
         )
     }
 
@@ -217,6 +223,7 @@ impl Op2 {
             }
             IntCompare => Counter::IntCompare,
             FloatCompare => Counter::FloatCompare,
+            FloatCall(call) => call.counter(),
         }
     }
 }

@@ -45,7 +45,10 @@
 //! `min_float`, `epsilon_float`, `int_of_char`, `min`, `max`, `char_of_int` and `string_of_int`
 //! (real calls, read from `stdlib.ml`; `string_of_int`'s C call counts `FormatInt` and a
 //! `FormatIntChar` a character printed, as does `Int.to_string`'s), `string_of_bool` (read
-//! from `stdlib.ml` too, and inlined as ocamlopt inlines it), and the predefined exceptions
+//! from `stdlib.ml` too, and inlined as ocamlopt inlines it), the float library's direct C
+//! calls (`floor`, `ceil`, `exp`, `log`, `sin`, `atan2`, `hypot`, `**`, `mod_float`, … and
+//! float.ml's `round`, `trunc`, `rem`, `pow`, `log2`, `cbrt`, `erf`, `sign_bit`: `float_call`),
+//! and the predefined exceptions
 //! (`Not_found`, `Failure`, `Invalid_argument`, `Exit`, …). Records (`type t = { mutable a :
 //! int; … }`, literals, `r.f`, `r.f <- v`, `{ r with … }`, record patterns), references
 //! (`ref`, `!`, `:=`, `incr`, `decr`, `.contents`), `for … to/downto … do … done`, `while … do …
@@ -61,11 +64,12 @@
 //! `escaped`/`uppercase_ascii`/`fold_left`/`exists`/`for_all`/`blit`/…, the same in `Bytes`
 //! (and `Bytes.init`/`cat`/`to_string`), `Char.lowercase_ascii`/`uppercase_ascii`/`escaped`/
 //! `compare`, `Int.abs`/`min`/`max`/`add`/`logand`/…/`to_float`, `Float.of_int`/`to_int`/
-//! `sqrt`/`abs`/`add`/…/`is_nan`/`infinity`/…, `String.starts_with ~prefix`/`ends_with`;
+//! `sqrt`/`abs`/`add`/`floor`/`min`/`max`/…/`is_nan`/`infinity`/…,
+//! `String.starts_with ~prefix`/`ends_with`;
 //! `Option.value`/`get`/`map`/`bind`/`fold`/`iter`/`is_some`/`is_none`/`equal`/`to_list`/…;
 //! `Fun.id`/`const`/`flip`/`negate`.
 //! Not: `Seq`s, the binary accessors (`get_int16_le`, …), `extend`, and the externals that
-//! have no primitive here (`String.equal`, `Int.neg`, `Float.floor`/`max`/`min`, …),
+//! have no primitive here (`Int.neg`, `frexp`, `Float.classify_float`, `Float.fma`, …),
 //! refused with the function's name or its place in the Stdlib's source. Attributes
 //! (`[@inline never]`) are accepted and ignored. Anything else (other Stdlib modules, functors,
 //! `s.[i] <- c`, objects) is refused with an error that names the construct and its line and
@@ -291,6 +295,7 @@ mod compile_imperative;
 mod compile_pat;
 mod error;
 mod exhaustive;
+mod float_call;
 mod frame;
 mod fv;
 mod heap;

@@ -258,6 +258,10 @@ impl Machine<'_> {
             Op1::FSqrt => Value::of_float(v.float().sqrt()),
             Op1::FAbs => Value::of_float(v.float().abs()),
             Op1::Lnot => Value::Int(!v.int()),
+            Op1::FloatCall(call) if call.returns_float() => {
+                Value::of_float(call.eval(v.float(), 0.0))
+            }
+            Op1::FloatCall(call) => Value::Int(call.eval(v.float(), 0.0) as i64),
             Op1::Ignore => UNIT,
         }
     }
@@ -297,6 +301,7 @@ impl Machine<'_> {
             FSub => Value::of_float(a.float() - b.float()),
             FMul => Value::of_float(a.float() * b.float()),
             FDiv => Value::of_float(a.float() / b.float()),
+            FloatCall(call) => Value::of_float(call.eval(a.float(), b.float())),
             IntEq => bool_value(a.int() == b.int()),
             IntNe => bool_value(a.int() != b.int()),
             IntLt => bool_value(a.int() < b.int()),

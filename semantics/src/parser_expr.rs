@@ -13,7 +13,7 @@ const PREFIX_MINUS_BP: u8 = 60;
 const COMMA_BP: u8 = 10;
 
 /// Punctuation that may follow a complete expression; any other operator there is an infix
-/// operator outside the subset (`:=`, `**`, custom operators).
+/// operator outside the subset (custom operators such as `>>=`).
 const ENDS_EXPRESSION: &[&str] = &[
     ")", "]", ";", ";;", ",", "|", "->", ":", "}", "|]", ":>", ".",
 ];
@@ -22,9 +22,9 @@ const ENDS_EXPRESSION: &[&str] = &[
 enum Infix {
     Bin(BinOp),
     Cons,
-    /// `@` and `^`: list append and string concatenation, calls to the prelude's `( @ )` and
-    /// `( ^ )` as in the Stdlib.
-    Append(&'static str),
+    /// An operator that is a Stdlib function: `@` and `^` (list append and string
+    /// concatenation, the prelude's `( @ )` and `( ^ )`), `**` (the C library's `pow`).
+    Call(&'static str),
     /// `x |> f` is `f x`.
     RevApply,
     /// `f @@ x` is `f x`.
@@ -60,8 +60,8 @@ fn infix(tok: &Tok) -> Option<(u8, u8, Infix)> {
             "==" => (30, 31, Infix::Bin(PhysEq)),
             "!=" => (30, 31, Infix::Bin(PhysNe)),
             "|>" => (30, 31, Infix::RevApply),
-            "@" => (36, 35, Infix::Append("( @ )")),
-            "^" => (36, 35, Infix::Append("( ^ )")),
+            "@" => (36, 35, Infix::Call("( @ )")),
+            "^" => (36, 35, Infix::Call("( ^ )")),
             "@@" => (36, 35, Infix::Apply),
             "::" => (41, 40, Infix::Cons),
             "+" => (45, 46, Infix::Bin(Add)),
@@ -72,6 +72,7 @@ fn infix(tok: &Tok) -> Option<(u8, u8, Infix)> {
             "/" => (50, 51, Infix::Bin(Div)),
             "*." => (50, 51, Infix::Bin(FMul)),
             "/." => (50, 51, Infix::Bin(FDiv)),
+            "**" => (56, 55, Infix::Call("( ** )")),
             _ => return None,
         },
         _ => return None,
@@ -109,6 +110,7 @@ pub(crate) fn operator_section(op: &str) -> Option<&'static str> {
         "lsl" => "( lsl )",
         "lsr" => "( lsr )",
         "asr" => "( asr )",
+        "**" => "( ** )",
         _ => return None,
     })
 }
@@ -239,7 +241,7 @@ impl Parser<'_> {
             lhs = match op {
                 Infix::Bin(b) => self.mk(pos, ExprKind::BinOp(b, Box::new(lhs), Box::new(rhs))),
                 Infix::Cons => self.mk(pos, ExprKind::Cons(Box::new(lhs), Box::new(rhs))),
-                Infix::Append(name) => {
+                Infix::Call(name) => {
                     let f = self.mk(pos, ExprKind::Var(name.into()));
                     self.mk(
                         pos,

@@ -9,6 +9,7 @@
 //! native code, so creating it counts nothing).
 
 use crate::ast::BinOp;
+use crate::float_call::{FloatCall, FLOAT_CALLS};
 use crate::ir::ArrOp;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +68,8 @@ pub(crate) enum Prim {
     BytesBlit,
     /// `%identity`-like externals (`Bytes.unsafe_to_string`, `Char.code`, …): no code at all.
     Identity,
+    /// `floor`, `exp`, `sin`, `**`, …: a direct call of the C library ([`crate::float_call`]).
+    FloatCall(FloatCall),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,6 +120,7 @@ impl Prim {
     }
 }
 
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct PrimInfo {
     pub name: &'static str,
     pub prim: Prim,
@@ -137,7 +141,7 @@ macro_rules! section {
     };
 }
 
-pub(crate) const PRIMS: &[PrimInfo] = &[
+const LISTED: &[PrimInfo] = &[
     PrimInfo {
         name: "not",
         prim: Prim::Not,
@@ -555,6 +559,41 @@ pub(crate) const PRIMS: &[PrimInfo] = &[
     section!("( && )", And, "bool -> bool -> bool"),
     section!("( || )", Or, "bool -> bool -> bool"),
 ];
+
+/// The float library's C calls, as primitives of their arity.
+const fn float_call_prims() -> [PrimInfo; FLOAT_CALLS.len()] {
+    let mut out = [LISTED[0]; FLOAT_CALLS.len()];
+    let mut i = 0;
+    while i < FLOAT_CALLS.len() {
+        let (name, _, call) = FLOAT_CALLS[i];
+        out[i] = PrimInfo {
+            name,
+            prim: Prim::FloatCall(call),
+            signature: call.signature(),
+            arity: call.arity(),
+        };
+        i += 1;
+    }
+    out
+}
+
+const ALL: [PrimInfo; LISTED.len() + FLOAT_CALLS.len()] = {
+    let calls = float_call_prims();
+    let mut out = [LISTED[0]; LISTED.len() + FLOAT_CALLS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = if i < LISTED.len() {
+            LISTED[i]
+        } else {
+            calls[i - LISTED.len()]
+        };
+        i += 1;
+    }
+    out
+};
+
+/// Every primitive the subset knows, by name.
+pub(crate) const PRIMS: &[PrimInfo] = &ALL;
 
 pub(crate) fn lookup(name: &str) -> Option<&'static PrimInfo> {
     PRIMS.iter().find(|p| p.name == name)

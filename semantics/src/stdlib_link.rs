@@ -156,7 +156,11 @@ const EXTERNALS: &[(&str, &[&str])] = &[
 /// The primitive an external `prim` of type `ty` (its tokens joined by spaces, the module's
 /// abbreviations read through) is.
 fn primitive(prim: &str, ty: &str) -> Option<&'static str> {
-    let (_, names) = EXTERNALS.iter().find(|(p, _)| *p == prim)?;
+    let float_call = crate::float_call::by_primitive(prim).map(std::slice::from_ref);
+    let names = match EXTERNALS.iter().find(|(p, _)| *p == prim) {
+        Some((_, names)) => names,
+        None => float_call?,
+    };
     names.iter().copied().find(|name| {
         crate::prims::lookup(name).is_some_and(|info| {
             let declared: Vec<&str> = ty.split_whitespace().collect();

@@ -2,6 +2,8 @@
 //! layouts; the native agreement of the words is checked against the runtime in the
 //! validation of every control).
 
+mod common;
+
 use semantics::Program;
 
 fn result(source: &str, size: i64) -> semantics::CountResult {
@@ -31,6 +33,59 @@ let run (n, a) = match loop n a [] with [] -> 0 | _ -> 1";
     assert_eq!(r.counts["FloatBox"], 10 * 4);
     // Per iteration: 4 boxes (8 words), 2 cons cells (6 words).
     assert_eq!(r.allocation.words, 10 * (8 + 6));
+}
+
+#[test]
+fn a_float_stored_in_a_reference_cell_or_a_mixed_record_is_boxed_with_the_barrier() {
+    // A field that is not flat holds a pointer to a boxed double: `r.x <- e` and `t := e`
+    // box the new float (2 words) and store it with `caml_modify` (`-S`: `subq $16, %r15`,
+    // `call caml_modify`), unless the record is all floats (flat, one `movsd`) or the
+    // reference is a local variable (ocamlopt turns it into a mutable variable, unboxed).
+    // (program, words of the record or reference, floats boxed, caml_modify calls) at n = 30.
+    let cases = [
+        (
+            "type r = { mutable x : float; mutable k : int }
+let input n = n
+let run n = let r = { x = 0.0; k = 0 } in for i = 1 to n do r.x <- r.x +. float_of_int i done; r.x",
+            // the record, 3 words; `r.x` returned is the last box, already a value
+            3,
+            30,
+            30,
+        ),
+        (
+            // The reset stores the constant 0.0, a static boxed float: a barrier, no box.
+            "let input n = ref 0.0
+let run t = t := 0.0; for i = 1 to 30 do t := !t +. float_of_int i done; !t",
+            0,
+            30,
+            31,
+        ),
+        (
+            "type p = { mutable x : float; mutable y : float }
+let input n = n
+let run n = let p = { x = 0.0; y = 1.0 } in for i = 1 to n do p.x <- p.y +. float_of_int i done; p.x",
+            // a flat record; the result is boxed once when read out of it
+            3,
+            1,
+            0,
+        ),
+        (
+            "let input n = n
+let run n = let t = ref 0.0 in for i = 1 to n do t := !t +. float_of_int i done; !t",
+            // no cell: the result is boxed once
+            0,
+            1,
+            0,
+        ),
+    ];
+    for (source, fixed, boxes, modifies) in cases {
+        let r = result(source, 30);
+        let count = |c: &str| r.counts.get(c).copied().unwrap_or(0);
+        assert_eq!(count("CamlModify"), modifies, "{source}");
+        assert_eq!(count("FloatBox"), boxes, "{source}");
+        assert_eq!(r.allocation.words, fixed + 2 * boxes, "{source}");
+        assert_eq!(r.allocation.words, common::native_words(source, 30).0, "{source}");
+    }
 }
 
 #[test]

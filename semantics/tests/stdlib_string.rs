@@ -167,12 +167,13 @@ fn string_equal_is_equality_at_type_string() {
 
 #[test]
 fn a_function_without_a_primitive_fails_only_the_program_that_calls_it() {
-    // `Float.max` needs float.ml's `sign_bit` (`caml_signbit_float`, no primitive here).
-    let Err(e) = Program::from_source("t.ml", "let input n = n\nlet run n = Float.max 1. 2.")
+    // `Float.hash` needs float.ml's `seeded_hash_param` (`caml_hash`, no primitive here).
+    let Err(e) = Program::from_source("t.ml", "let input n = n\nlet run n = Float.hash 1.5")
     else {
-        panic!("Float.max is refused");
+        panic!("Float.hash is refused");
     };
-    assert!(e.to_string().contains("Float.sign_bit"), "{e}");
+    assert!(e.to_string().contains("Float.seeded_hash_param"), "{e}");
+    assert!(e.to_string().contains("float.ml:"), "{e}");
     // The same module's other functions still count.
     let r = result(
         "let input n = n\nlet run n = Float.sqrt (Float.of_int n)",

@@ -1,0 +1,224 @@
+//! The float library's C calls: `floor`, `exp`, `sin`, `**`, `mod_float` and the rest of
+//! stdlib.ml's and float.ml's `[@@unboxed] [@@noalloc]` externals.
+//!
+//! ocamlopt 4.13 (amd64) compiles each to a direct `call` of the C function (`floor@PLT`,
+//! `pow@PLT`, or the runtime's own `caml_round`, `caml_hypot`, …) with its operands and result
+//! in `%xmm` registers: no `caml_c_call`, no boxing, no allocation. The calling function gets a
+//! stack frame, and the C convention destroys every float register, so a float the caller
+//! needs after the call goes to its frame and back (`sin a +. cos a` keeps `cos a` there while
+//! `sin` runs); that store and load are part of what the call's construct prices, not `Spill`
+//! (whose rule is OCaml's calls).
+//!
+//! What the call costs is the C function's own code, from a `roundsd` (`floor`, 2.9 ns a call
+//! with its loop) to argument reduction and polynomials (`sin`, 20 ns at arguments up to 14),
+//! so the functions are grouped by that cost into five constructs ([`FloatCall::counter`]);
+//! measured on this project's AMD host (`mlcost bench`, 1 run, 2 layouts, a loop summing
+//! `f (float_of_int i *. 0.0137)`, its empty loop's 1.0 ns taken off): the roundings,
+//! `copysign`, `sign_bit` 2.8–3.3 ns, `Float.trunc` 5.5 (the runtime's `caml_trunc`, then the C
+//! library's), `next_after` 6.3; the table-driven `log` 4.2, `log2`, `exp2` 4.9–5.0, `exp` 5.2,
+//! `hypot` 6.2, `log10` 8.3, `cosh` 8.8 (one `exp`); `mod_float` 8.5; `**` 13.8; and the long
+//! polynomials and reductions: `acos` 8.0, `tan` 13.6, `expm1` 13.3, `cbrt` 17.3, `cos` 18.6,
+//! `sin` 20.3, `sinh` 20.4, `asin` 20.9, `erfc` 21.4, `tanh` 21.6, `atan` 24.5, `atan2` 26.5,
+//! `log1p` 26.6, `asinh` 32.7 (`erf` 10.6 where its argument is beyond 6 and it returns 1; it
+//! joins `erfc`, as it runs the same rational approximations below that).
+//!
+//! The interpreter computes each with Rust's `f64` methods, which call the same C library
+//! functions (or round exactly, as `floor` and `fmod` do), or, where Rust computes the
+//! function itself (the inverse hyperbolics, `cbrt`) or has none (`erf`), with the C
+//! library's own, so results agree with the native binary's to the bit.
+
+use crate::catalogue::Counter;
+
+/// One C function of the float library that the subset calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FloatCall {
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+    Copysign,
+    NextAfter,
+    /// `Float.sign_bit`, behind `Float.min`, `Float.max` and their kin: a float in, a bool out.
+    SignBit,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log10,
+    Log1p,
+    Log2,
+    Cbrt,
+    Erf,
+    Erfc,
+    Hypot,
+    Pow,
+    Fmod,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+}
+
+/// The Stdlib names of the calls (stdlib.ml's, or float.ml's where stdlib.ml has none), with
+/// their C primitives: [`crate::stdlib_link`] reads float.ml's externals of the same
+/// primitive (`Float.floor`, `Float.rem`, `Float.pow`, …) as these.
+pub(crate) const FLOAT_CALLS: [(&str, &str, FloatCall); 33] = [
+    ("floor", "caml_floor_float", FloatCall::Floor),
+    ("ceil", "caml_ceil_float", FloatCall::Ceil),
+    ("Float.trunc", "caml_trunc_float", FloatCall::Trunc),
+    ("Float.round", "caml_round_float", FloatCall::Round),
+    ("copysign", "caml_copysign_float", FloatCall::Copysign),
+    (
+        "Float.next_after",
+        "caml_nextafter_float",
+        FloatCall::NextAfter,
+    ),
+    ("Float.sign_bit", "caml_signbit_float", FloatCall::SignBit),
+    ("exp", "caml_exp_float", FloatCall::Exp),
+    ("Float.exp2", "caml_exp2_float", FloatCall::Exp2),
+    ("expm1", "caml_expm1_float", FloatCall::Expm1),
+    ("log", "caml_log_float", FloatCall::Log),
+    ("log10", "caml_log10_float", FloatCall::Log10),
+    ("log1p", "caml_log1p_float", FloatCall::Log1p),
+    ("Float.log2", "caml_log2_float", FloatCall::Log2),
+    ("Float.cbrt", "caml_cbrt_float", FloatCall::Cbrt),
+    ("Float.erf", "caml_erf_float", FloatCall::Erf),
+    ("Float.erfc", "caml_erfc_float", FloatCall::Erfc),
+    ("hypot", "caml_hypot_float", FloatCall::Hypot),
+    ("( ** )", "caml_power_float", FloatCall::Pow),
+    ("mod_float", "caml_fmod_float", FloatCall::Fmod),
+    ("sin", "caml_sin_float", FloatCall::Sin),
+    ("cos", "caml_cos_float", FloatCall::Cos),
+    ("tan", "caml_tan_float", FloatCall::Tan),
+    ("asin", "caml_asin_float", FloatCall::Asin),
+    ("acos", "caml_acos_float", FloatCall::Acos),
+    ("atan", "caml_atan_float", FloatCall::Atan),
+    ("atan2", "caml_atan2_float", FloatCall::Atan2),
+    ("sinh", "caml_sinh_float", FloatCall::Sinh),
+    ("cosh", "caml_cosh_float", FloatCall::Cosh),
+    ("tanh", "caml_tanh_float", FloatCall::Tanh),
+    ("asinh", "caml_asinh_float", FloatCall::Asinh),
+    ("acosh", "caml_acosh_float", FloatCall::Acosh),
+    ("atanh", "caml_atanh_float", FloatCall::Atanh),
+];
+
+impl FloatCall {
+    /// How many floats it takes.
+    pub(crate) const fn arity(self) -> usize {
+        use FloatCall::*;
+        match self {
+            Copysign | NextAfter | Hypot | Pow | Fmod | Atan2 => 2,
+            _ => 1,
+        }
+    }
+
+    /// The construct a call counts: the family of C code it runs.
+    pub(crate) fn counter(self) -> Counter {
+        use FloatCall::*;
+        match self {
+            Floor | Ceil | Trunc | Round | Copysign | NextAfter | SignBit => {
+                Counter::FloatRoundCall
+            }
+            Exp | Exp2 | Log | Log2 | Log10 | Hypot | Cosh => Counter::FloatExpLogCall,
+            Pow => Counter::FloatPowCall,
+            Fmod => Counter::FloatFmodCall,
+            Sin | Cos | Tan | Asin | Acos | Atan | Atan2 | Sinh | Tanh | Asinh | Acosh | Atanh
+            | Expm1 | Log1p | Cbrt | Erf | Erfc => Counter::FloatTrigCall,
+        }
+    }
+
+    /// Its type, in OCaml syntax.
+    pub(crate) const fn signature(self) -> &'static str {
+        match (self.arity(), self) {
+            (_, FloatCall::SignBit) => "float -> bool",
+            (1, _) => "float -> float",
+            _ => "float -> float -> float",
+        }
+    }
+
+    /// Whether its result is a float (all but `Float.sign_bit`'s).
+    pub(crate) fn returns_float(self) -> bool {
+        self != FloatCall::SignBit
+    }
+
+    /// The result, as the C function computes it; `Float.sign_bit`'s as 0.0 or 1.0.
+    pub(crate) fn eval(self, x: f64, y: f64) -> f64 {
+        use FloatCall::*;
+        match self {
+            SignBit => f64::from(u8::from(x.is_sign_negative())),
+            Floor => x.floor(),
+            Ceil => x.ceil(),
+            Trunc => x.trunc(),
+            // The runtime's `caml_round` is C99 `round`: halves away from zero, as Rust's.
+            Round => x.round(),
+            Copysign => x.copysign(y),
+            Exp => x.exp(),
+            Exp2 => x.exp2(),
+            Log2 => x.log2(),
+            Expm1 => x.exp_m1(),
+            Log => x.ln(),
+            Log10 => x.log10(),
+            Log1p => x.ln_1p(),
+            Hypot => x.hypot(y),
+            Pow => x.powf(y),
+            // C's `fmod`: the remainder with the dividend's sign, exact.
+            Fmod => x % y,
+            Sin => x.sin(),
+            Cos => x.cos(),
+            Tan => x.tan(),
+            Asin => x.asin(),
+            Acos => x.acos(),
+            Atan => x.atan(),
+            Atan2 => x.atan2(y),
+            Sinh => x.sinh(),
+            Cosh => x.cosh(),
+            Tanh => x.tanh(),
+            Asinh | Acosh | Atanh | Cbrt | Erf | Erfc | NextAfter => c_library(self, x, y),
+        }
+    }
+}
+
+/// The C library's `asinh`, `acosh`, `atanh`, `cbrt`, `erf`, `erfc` and `nextafter`, as the
+/// native binary calls them: Rust computes the first four its own way (`cbrt`'s result at
+/// 1/3 differed from the native binary's in the last bit), and has none of the others.
+fn c_library(call: FloatCall, x: f64, y: f64) -> f64 {
+    extern "C" {
+        fn asinh(x: f64) -> f64;
+        fn acosh(x: f64) -> f64;
+        fn atanh(x: f64) -> f64;
+        fn cbrt(x: f64) -> f64;
+        fn erf(x: f64) -> f64;
+        fn erfc(x: f64) -> f64;
+        fn nextafter(x: f64, y: f64) -> f64;
+    }
+    // SAFETY: pure functions of doubles, from the C library's libm, which every Rust program
+    // on this target links (std's other float functions call it).
+    unsafe {
+        match call {
+            FloatCall::Asinh => asinh(x),
+            FloatCall::Acosh => acosh(x),
+            FloatCall::Atanh => atanh(x),
+            FloatCall::Cbrt => cbrt(x),
+            FloatCall::Erf => erf(x),
+            FloatCall::Erfc => erfc(x),
+            _ => nextafter(x, y),
+        }
+    }
+}
+
+/// The call of primitive `prim` (an external's C name), if it is one of [`FLOAT_CALLS`].
+pub(crate) fn by_primitive(prim: &str) -> Option<&'static &'static str> {
+    FLOAT_CALLS
+        .iter()
+        .find(|(_, p, _)| *p == prim)
+        .map(|(name, _, _)| name)
+}

@@ -1,0 +1,153 @@
+//! The float library's C calls (`floor`, `exp`, `sin`, `**`, `mod_float`, …): one construct
+//! per call by the family of C code it runs, the result as the C library computes it, a frame
+//! for the caller, nothing boxed where the float stays inside its expression, and `**` parsed
+//! with OCaml's precedence.
+
+mod common;
+
+use common::{count, count_of, expect};
+use semantics::Program;
+
+const INPUT: &str = "let input n = float_of_int n /. 7.0\n";
+
+#[test]
+fn each_call_counts_its_family_once() {
+    // By hand: `run x` applies one function to its parameter (a boxed float, unboxed by a
+    // load: no construct) and returns the result boxed (FloatBox); a binary one takes a
+    // literal as its second operand.
+    let families = [
+        ("floor x", "FloatRoundCall"),
+        ("ceil x", "FloatRoundCall"),
+        ("Float.trunc x", "FloatRoundCall"),
+        ("Float.round x", "FloatRoundCall"),
+        ("copysign x (-1.0)", "FloatRoundCall"),
+        ("exp x", "FloatExpLogCall"),
+        ("log x", "FloatExpLogCall"),
+        ("Float.log2 x", "FloatExpLogCall"),
+        ("hypot x 3.0", "FloatExpLogCall"),
+        ("x ** 1.5", "FloatPowCall"),
+        ("Float.pow x 1.5", "FloatPowCall"),
+        ("mod_float x 0.3", "FloatFmodCall"),
+        ("Float.rem x 0.3", "FloatFmodCall"),
+        ("sin x", "FloatTrigCall"),
+        ("atan2 x 2.0", "FloatTrigCall"),
+        ("Float.cosh x", "FloatExpLogCall"),
+        ("Float.erf x", "FloatTrigCall"),
+    ];
+    for (call, family) in families {
+        let source = format!("{INPUT}let run x = {call}");
+        assert_eq!(
+            count(&source, 20),
+            expect(&[(family, 1), ("FloatBox", 1), ("Base", 1)]),
+            "{call}"
+        );
+        // The caller keeps a frame: the C call needs the stack aligned, as any call.
+        assert_eq!(count_of(&source, 20, "Frame"), 1, "{call}");
+    }
+}
+
+/// The digest of `run`'s result when `run x` is `expr`, `x` being `n /. 7`.
+fn digest(expr: &str, n: i64) -> String {
+    let source = format!("{INPUT}let run x = ignore x; {expr}");
+    Program::from_source("t.ml", &source)
+        .unwrap()
+        .count(n)
+        .unwrap()
+        .digest
+}
+
+#[test]
+fn results_are_the_c_librarys() {
+    // 20 / 7 = 2.857…
+    let cases = [
+        ("floor x", 20, "2.0"),
+        ("ceil x", 20, "3.0"),
+        ("Float.round (-. x)", 20, "-3.0"),
+        ("Float.trunc (-. x)", 20, "-2.0"),
+        ("mod_float x 1.0", 14, "0.0"),
+        ("mod_float (-. x) 1.5", 14, "-0.5"),
+        ("copysign 2.0 (-. x)", 7, "-2.0"),
+        ("hypot 3.0 4.0", 7, "5.0"),
+        ("exp (log x)", 7, "1.0"),
+    ];
+    for (expr, n, expected) in cases {
+        assert_eq!(digest(expr, n), digest(expected, n), "{expr} at {n}");
+    }
+    assert_ne!(digest("floor x", 20), digest("3.0", 20));
+}
+
+#[test]
+fn power_binds_tighter_than_product_looser_than_minus_and_to_the_right() {
+    // `2 ** 3 ** 2` is 2 ** 9, not 8 ** 2.
+    assert_eq!(digest("2.0 ** 3.0 ** 2.0", 0), digest("512.0", 0));
+    // `-. 2 ** 2` is (-2) ** 2; `3 *. 2 ** 2` is 3 * 4.
+    assert_eq!(digest("-. 2.0 ** 2.0", 0), digest("4.0", 0));
+    assert_eq!(digest("3.0 *. 2.0 ** 2.0", 0), digest("12.0", 0));
+    // As a value, `( ** )` is the C call wrapped in a closed function.
+    let source = "let input n = n\nlet run n = List.fold_left ( ** ) 2.0 [float_of_int n; 0.5]";
+    assert_eq!(count_of(source, 4, "FloatPowCall"), 2);
+}
+
+#[test]
+fn float_min_and_max_call_sign_bit() {
+    // float.ml's `max x y`: `if y > x || (not (sign_bit y) && sign_bit x) then (if is_nan x
+    // then x else y) else (if is_nan y then y else x)`, inlined by ocamlopt (`-S`: two calls
+    // of `caml_signbit` where it is used). With y > x the `||` stops at once: no sign_bit; with
+    // y <= x, `sign_bit y`, then `sign_bit x` where y is not negative.
+    let source = "let input n = float_of_int n\nlet run x = Float.max x 1.0";
+    assert_eq!(count_of(source, 0, "FloatRoundCall"), 0);
+    assert_eq!(count_of(source, 5, "FloatRoundCall"), 2);
+    let source = "let input n = float_of_int n\nlet run x = Float.max x (-1.0)";
+    assert_eq!(count_of(source, 5, "FloatRoundCall"), 1);
+    let assembly = common::assembly("fmax", source);
+    assert_eq!(
+        assembly.matches("call\tcaml_signbit").count(),
+        2,
+        "{assembly}"
+    );
+}
+
+/// Every call of the catalogue at arguments of both signs, small and large, in a loop: the
+/// interpreter's results must be the native binary's to the bit.
+const EVERY_CALL: &str = "
+let input n = n
+let run n =
+  let s = ref 0.0 in
+  for i = -n to n do
+    let x = float_of_int i *. 0.37 +. 0.011 in
+    let y = float_of_int (i * i) /. 3.0 +. 1.0 in
+    s := !s +. floor x +. ceil x +. Float.trunc x +. Float.round x +. copysign y x
+      +. Float.next_after x y +. exp (x /. 9.0) +. expm1 (x /. 50.0) +. Float.exp2 (x /. 9.0)
+      +. log y +. log10 y +. log1p y +. Float.log2 y +. Float.cbrt x +. Float.erf x
+      +. Float.erfc x +. hypot x y +. y ** 0.37 +. mod_float x 0.7 +. Float.rem y 1.3
+      +. sin x +. cos x +. tan x +. asin (x /. (y +. 300.0)) +. acos (x /. (y +. 300.0))
+      +. atan x +. atan2 x y +. sinh (x /. 9.0) +. cosh (x /. 9.0) +. tanh x +. asinh x
+      +. acosh y +. atanh (x /. (y +. 300.0))
+      +. (if Float.sign_bit x then 1.0 else 0.0) +. Float.min x 0.5 +. Float.max x (-0.5)
+  done;
+  !s
+";
+
+#[test]
+fn every_call_agrees_with_native_code_on_results_and_words() {
+    common::assert_agrees_with_native("every_call.ml", EVERY_CALL, &[0, 3, 40, 400]);
+    for size in [3, 400] {
+        assert_eq!(
+            Program::from_source("t.ml", EVERY_CALL)
+                .unwrap()
+                .count(size as i64)
+                .unwrap()
+                .allocation
+                .words,
+            common::native_words(EVERY_CALL, size).0,
+            "words at size {size}"
+        );
+    }
+}
+
+#[test]
+fn functions_that_return_pairs_are_refused_by_name() {
+    let message = common::refusal("let input n = n\nlet run n = fst (frexp (float_of_int n))");
+    assert!(message.contains("frexp"), "{message}");
+    assert!(message.contains("bad.ml:2"), "{message}");
+}
