@@ -313,7 +313,7 @@ impl<'a> Walker<'a> {
                 result
             }
             Code::Op2(node) => {
-                let float = is_float_op(node.op);
+                let float = is_float_op(node.op) || matches!(node.op, Op2::FloatCall(_));
                 let operand = |w: &mut Self, c: &mut Code| {
                     let l = w.lat(c);
                     // A float held in a variable (unless unboxed) or returned by a call is
@@ -335,15 +335,11 @@ impl<'a> Walker<'a> {
                 // untagging shift delays it 3 cycles, the left one's decrement not at all
                 // (this core's renamer folds it; measured, `latency_table::op2_cycles`).
                 let b = if node.op == Op2::Mul { plus(&b, 3) } else { b };
-                if let Op2::FloatCall(_) = node.op {
-                    // A C call carries no chain (`latency_table::op1_cycles`), and the callee
-                    // writes every float register: `cvtsi2sd` no longer waits on the floats
-                    // computed before it.
-                    self.last_float = self.none();
-                    return self.none();
-                }
                 let result = plus(&join(&a, &b), self.known.walk.op2(node.op));
-                if matches!(node.op, Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv) {
+                if matches!(
+                    node.op,
+                    Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv | Op2::FloatCall(_)
+                ) {
                     self.last_float = result.clone();
                 }
                 result

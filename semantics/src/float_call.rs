@@ -136,6 +136,28 @@ impl FloatCall {
         }
     }
 
+    /// What a call adds to a chain a loop carries through it ([`crate::chain`]), in cycles:
+    /// its latency beyond the time its construct's price already gives it (the C function's
+    /// dependent path, the call and the return, the moves of the operands and the result).
+    /// Calibrated, as the operations' latencies are (`crate::latency_table`), on the
+    /// templates' chains against their independent calls (one run, 4 layouts, ns an iteration
+    /// at 10 000): `floatround_round_chain` 11.5 against `floatround_floor` 4.3,
+    /// `floatexplog_log_chain` 18.5 against `floatexplog_exp` 8.3, `floatpow_chain` 33.7
+    /// against `floatpow_sum` 18.1, `floatfmod_chain` 16.5 against `floatfmod_sum` 11.2,
+    /// `floattrig_cos_chain` 25.4 against `floattrig_sin` 22.7 (`sin` at arguments to 14, where
+    /// it reduces them; `cos` below 3 takes 11 ns a call when independent) — each family's
+    /// chain in cycles of 0.25 ns (the fitted `ChainCycle`), less the other operations on it,
+    /// less the call's independent time, plus the iteration's issue.
+    pub(crate) fn latency_cycles(self) -> u32 {
+        match self.counter() {
+            Counter::FloatRoundCall => 20,
+            Counter::FloatExpLogCall => 45,
+            Counter::FloatPowCall => 85,
+            Counter::FloatFmodCall => 36,
+            _ => 70,
+        }
+    }
+
     /// Its type, in OCaml syntax.
     pub(crate) const fn signature(self) -> &'static str {
         match (self.arity(), self) {

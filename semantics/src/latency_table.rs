@@ -52,8 +52,7 @@ pub(crate) fn op2_cycles(op: Op2) -> u32 {
         IntEq | IntNe | IntLt | IntLe | IntGt | IntGe | PhysEq | PhysNe | IntCompare => 2,
         FloatEq | FloatNe | FloatLt | FloatLe | FloatGt | FloatGe | FloatCompare => 3,
         PolyEq | PolyNe | PolyLt | PolyLe | PolyGt | PolyGe | PolyCompare => 10,
-        // Never asked: a C call carries no chain ([`op1_cycles`]; `crate::chain` cuts it).
-        FloatCall(_) => 0,
+        FloatCall(call) => call.latency_cycles(),
     }
 }
 
@@ -65,9 +64,8 @@ pub(crate) fn op1_cycles(op: Op1) -> Option<u32> {
         Op1::FSqrt => 13,
         Op1::Fst | Op1::Snd => LOAD,
         Op1::FloatOfInt | Op1::IntOfFloat => 4,
-        // A C call of the float library carries no chain: what it takes, on a chain or
-        // between independent calls, is its construct's price (its templates run both).
-        Op1::Ignore | Op1::FloatCall(_) => return None,
+        Op1::FloatCall(call) => call.latency_cycles(),
+        Op1::Ignore => return None,
     })
 }
 

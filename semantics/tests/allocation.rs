@@ -84,7 +84,11 @@ let run n = let t = ref 0.0 in for i = 1 to n do t := !t +. float_of_int i done;
         assert_eq!(count("CamlModify"), modifies, "{source}");
         assert_eq!(count("FloatBox"), boxes, "{source}");
         assert_eq!(r.allocation.words, fixed + 2 * boxes, "{source}");
-        assert_eq!(r.allocation.words, common::native_words(source, 30).0, "{source}");
+        assert_eq!(
+            r.allocation.words,
+            common::native_words(source, 30).0,
+            "{source}"
+        );
     }
 }
 

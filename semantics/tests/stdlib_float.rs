@@ -151,3 +151,29 @@ fn functions_that_return_pairs_are_refused_by_name() {
     assert!(message.contains("frexp"), "{message}");
     assert!(message.contains("bad.ml:2"), "{message}");
 }
+
+#[test]
+fn a_loop_that_chains_calls_waits_on_their_latency() {
+    // `x := cos x` waits on each call (70 cycles on the chain, about 20 of them issue: some
+    // 50 ChainCycles an iteration); summing `cos` of independent arguments waits only on the
+    // add (2 cycles, far below the issue).
+    let chained = "let input n = n
+let run n = let x = ref 0.5 in for _ = 1 to n do x := cos !x done; !x";
+    let independent = "let input n = n
+let run n = let s = ref 0.0 in for i = 1 to n do s := !s +. cos (float_of_int i) done; !s";
+    let per_iteration = |source: &str| count_of(source, 2000, "ChainCycle") / 2000;
+    assert!(
+        (40..=70).contains(&per_iteration(chained)),
+        "{}",
+        per_iteration(chained)
+    );
+    assert_eq!(per_iteration(independent), 0);
+    // `**` (85 cycles) chains longer than a rounding (20), less the 20 cycles more it takes to
+    // issue (130 instructions against 10): 45 ChainCycles more an iteration.
+    let pow = "let input n = n
+let run n = let x = ref 0.5 in for _ = 1 to n do x := (!x +. 1.0) ** 0.75 done; !x";
+    let floor = "let input n = n
+let run n = let x = ref 0.5 in for _ = 1 to n do x := floor (!x +. 1.0) done; !x";
+    let (pow, floor) = (per_iteration(pow), per_iteration(floor));
+    assert!((40..=50).contains(&(pow - floor)), "{pow} {floor}");
+}

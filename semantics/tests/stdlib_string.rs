@@ -168,8 +168,7 @@ fn string_equal_is_equality_at_type_string() {
 #[test]
 fn a_function_without_a_primitive_fails_only_the_program_that_calls_it() {
     // `Float.hash` needs float.ml's `seeded_hash_param` (`caml_hash`, no primitive here).
-    let Err(e) = Program::from_source("t.ml", "let input n = n\nlet run n = Float.hash 1.5")
-    else {
+    let Err(e) = Program::from_source("t.ml", "let input n = n\nlet run n = Float.hash 1.5") else {
         panic!("Float.hash is refused");
     };
     assert!(e.to_string().contains("Float.seeded_hash_param"), "{e}");
