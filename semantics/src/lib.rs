@@ -127,7 +127,9 @@
 //!   one `FunApp` for the saturated call, then applies the result to the remaining
 //!   arguments. A saturated call of a small known function is no call at all: ocamlopt
 //!   inlines it, and so does `inline.rs` (a body no larger than its parameter count at
-//!   `-inline 0`, 10 more for the Stdlib's).
+//!   `-inline 0`, 10 more for the Stdlib's). A local function named once, in a full
+//!   application, is its body at the call whatever its size (Simplif's static handler:
+//!   `static_handler.rs`).
 //! - **What a call costs around it.** Three constructs count what ocamlopt 4.13 emits around a
 //!   call and the source does not show. `ApplyN`: a function value the compiler does not know
 //!   at the call, applied to n ≥ 2 arguments, goes through `caml_applyN`, which checks the
@@ -267,7 +269,7 @@
 //! ## Layout
 //! `lexer` → `parser` (+ `parser_expr`, `parser_types`, `parser_pat`, `parser_imperative`) →
 //! `tail` (tail-position tags) → `infer` (+ `infer_decl`, `infer_imperative`, `types`) →
-//! `compile` (+ `compile_app`, `compile_pat`, `compile_imperative`, `fv`: the AST to the IR) →
+//! `static_handler` (local functions called once, then the tail tags again) → `compile` (+ `compile_app`, `compile_pat`, `compile_imperative`, `fv`: the AST to the IR) →
 //! `ir` → `lower` (+ `lower_data`, `lower_imperative`: the IR lowered to closures) run by
 //! `machine` (+ `machine_ops`, `value`), orchestrated by `program` on `worker` threads;
 //! `lower_string` the string and `bytes` primitives; `catalogue` is the list of constructs,
@@ -335,6 +337,7 @@ mod return_stack;
 mod reuse;
 mod scoped_walk;
 mod shared_checks;
+mod static_handler;
 mod stdlib_link;
 mod stdlib_source;
 mod table_jump;

@@ -418,6 +418,9 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
         })?;
     }
     let mut typing = checker.finish();
+    // After typing, as Simplif works on typed code; the calls it moves change tail positions.
+    crate::static_handler::rewrite_items(&mut items, &mut next_id);
+    crate::tail::mark_items(&mut items);
     let modules: Vec<Option<String>> = origins.iter().map(|(_, m)| m.clone()).collect();
     let mut compiled =
         crate::compile_pat::compile_program(&items, &modules, prelude_items, &typing).map_err(

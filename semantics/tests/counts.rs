@@ -169,7 +169,8 @@ let run n =
 
 #[test]
 fn let_bound_functions_count_let_lambda_and_allocate_only_when_open() {
-    let open = "let input n = n\nlet run n = let f x = x + n in f 1";
+    // Named twice (a function named once is its body at the call: counts_local_functions.rs).
+    let open = "let input n = n\nlet run n = let f x = x + n in f 1 + f 2";
     assert_eq!(
         count(open, 3),
         expect(&[
@@ -177,14 +178,20 @@ fn let_bound_functions_count_let_lambda_and_allocate_only_when_open() {
             ("LetLambda", 1),
             ("FunDef", 1),
             ("Closure", 1),
-            ("TailApp", 1),
-            ("IntAdd", 1)
+            ("FunApp", 2),
+            ("IntAdd", 3)
         ])
     );
-    let closed = "let input n = n\nlet run n = let g x = x + 1 in g n";
+    let closed = "let input n = n\nlet run n = let g x = x + 1 in g n + g 1";
     assert_eq!(
         count(closed, 3),
-        expect(&[("Base", 1), ("LetLambda", 1), ("TailApp", 1), ("IntAdd", 1)])
+        expect(&[("Base", 1), ("LetLambda", 1), ("FunApp", 2), ("IntAdd", 3)])
+    );
+    // Named once: the argument bound where the call was, nothing else.
+    let once = "let input n = n\nlet run n = let f x = x + n in f 1";
+    assert_eq!(
+        count(once, 3),
+        expect(&[("Base", 1), ("LetData", 1), ("IntAdd", 1)])
     );
     // A local `let rec` capturing n: one closure block, one captured variable.
     let rec_open = "let input n = n\nlet run n = let rec loop i acc = if i = 0 then acc else loop (i - 1) (acc + n) in loop n 0";
