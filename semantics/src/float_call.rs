@@ -28,6 +28,7 @@
 //! library's own, so results agree with the native binary's to the bit.
 
 use crate::catalogue::Counter;
+use crate::prims::{Prim, PrimInfo};
 
 /// One C function of the float library that the subset calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,6 +208,23 @@ impl FloatCall {
             Asinh | Acosh | Atanh | Cbrt | Erf | Erfc | NextAfter => c_library(self, x, y),
         }
     }
+}
+
+/// The calls as the primitives of their names and types (`filler` fills the array first).
+pub(crate) const fn prim_infos(filler: PrimInfo) -> [PrimInfo; FLOAT_CALLS.len()] {
+    let mut out = [filler; FLOAT_CALLS.len()];
+    let mut i = 0;
+    while i < FLOAT_CALLS.len() {
+        let (name, _, call) = FLOAT_CALLS[i];
+        out[i] = PrimInfo {
+            name,
+            prim: Prim::FloatCall(call),
+            signature: call.signature(),
+            arity: call.arity(),
+        };
+        i += 1;
+    }
+    out
 }
 
 /// The C library's `asinh`, `acosh`, `atanh`, `cbrt`, `erf`, `erfc` and `nextafter`, as the

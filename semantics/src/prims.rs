@@ -560,25 +560,8 @@ const LISTED: &[PrimInfo] = &[
     section!("( || )", Or, "bool -> bool -> bool"),
 ];
 
-/// The float library's C calls, as primitives of their arity.
-const fn float_call_prims() -> [PrimInfo; FLOAT_CALLS.len()] {
-    let mut out = [LISTED[0]; FLOAT_CALLS.len()];
-    let mut i = 0;
-    while i < FLOAT_CALLS.len() {
-        let (name, _, call) = FLOAT_CALLS[i];
-        out[i] = PrimInfo {
-            name,
-            prim: Prim::FloatCall(call),
-            signature: call.signature(),
-            arity: call.arity(),
-        };
-        i += 1;
-    }
-    out
-}
-
 const ALL: [PrimInfo; LISTED.len() + FLOAT_CALLS.len()] = {
-    let calls = float_call_prims();
+    let calls = crate::float_call::prim_infos(LISTED[0]);
     let mut out = [LISTED[0]; LISTED.len() + FLOAT_CALLS.len()];
     let mut i = 0;
     while i < out.len() {
