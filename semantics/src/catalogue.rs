@@ -57,7 +57,7 @@ catalogue! {
     LetData { "bindings", "a `let` binding of a non-function value",
         "once per evaluated `let p = e` whose right-hand side is not a function and whose pattern is not a tuple (tuple patterns count TupleMatch instead, as in the paper's TUPLEMATCH rule); `let (p1, …, pn) = (e1, …, en)` counts as n bindings since no tuple is built" }
     LetLambda { "bindings", "a `let` binding of a function",
-        "once per evaluated non-recursive `let f x = …` / `let f = fun …`, whether or not it allocates (FunDef/Closure count the allocation)" }
+        "once per evaluated non-recursive `let f x = …` / `let f = fun …`, whether or not it allocates (FunDef/Closure count the allocation), except a local function named once after it, in a full application: ocamlopt's Simplif makes it its body at the call (a static handler), which counts no LetLambda, FunDef or call, and a LetData per argument bound there" }
     LetRec { "bindings", "a `let rec` binding",
         "once per function bound by an evaluated `let rec` (the paper's factorial: one LetRec)" }
     BoolNot { "bool", "boolean negation", "once per evaluated `not e` whose result is a value (returned, passed, stored or bound); in a condition (the test of an `if` or `while`, a guard, or the operand of `&&`, `||` or `not` there) ocamlopt swaps the branch's targets and it runs no instruction" }
