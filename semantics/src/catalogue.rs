@@ -70,7 +70,7 @@ catalogue! {
     IntDiv { "int", "integer division (with its zero check)", "once per `/` whose divisor is not an integer constant (see IntDivPow2, IntDivConst), and once per `/ 0`, which raises Division_by_zero" }
     IntMod { "int", "integer remainder (with its zero check)", "once per `mod` whose divisor is not an integer constant (see IntModPow2, IntModConst), and once per `mod 0`, which raises Division_by_zero" }
     IntCondEq { "int", "equality test on an immediate type",
-        "once per `=` or `<>` whose operands have an immediate type (int, char, bool, unit, variants without arguments), and once per `==` / `!=` at any type (a word compare)" }
+        "once per `=` or `<>` whose operands have an immediate type (int, char, bool, unit, variants without arguments), once per `=` or `<>` of which one side is a constant constructor written out (`l = []`, `o <> None`, `t = Leaf`; not an exception) at any type — Translcore's `has_constant_constructor` makes it a word compare — and once per `==` / `!=` at any type (a word compare)" }
     IntCondLT { "int", "`<` on an immediate type", "once per `<` at an immediate type" }
     IntCondLE { "int", "`<=` on an immediate type", "once per `<=` at an immediate type" }
     IntCondGT { "int", "`>` on an immediate type", "once per `>` at an immediate type" }
@@ -98,7 +98,7 @@ catalogue! {
     VariantElem { "data", "one argument stored in a constructor block — the per-field cost, as TupleElem for tuples",
         "once per argument of each constructor block built at run time" }
     PolyCompare { "compare", "a structural comparison through the runtime (`caml_equal`, `caml_compare`, …) — a C call that walks both values, one to two orders of magnitude costlier than a word compare",
-        "once per `=`, `<>`, `<`, `<=`, `>`, `>=` or `compare` whose operand type is not immediate and not float after type inference (lists, tuples, options, strings, type variables): what ocamlopt's type-directed specialisation leaves generic" }
+        "once per `=`, `<>`, `<`, `<=`, `>`, `>=` or `compare` whose operand type is not immediate and not float after type inference (lists, tuples, options, strings, type variables): what ocamlopt's type-directed specialisation leaves generic; not `x = C` or `x <> C` with `C` a constant constructor written out, which is a word compare (IntCondEq)" }
     IntCompare { "int", "`compare` on an immediate type — ocamlopt inlines it as a three-way word compare, cheaper than the C call and unlike a single test",
         "once per `compare` at an immediate type" }
     FloatCompare { "float", "`compare` on floats — inlined three-way float compare with NaN handling",

@@ -257,12 +257,7 @@ impl<'a> Compiler<'a> {
                 self.capture(depth, id, Code::ClosedFun(fid))
             }
             Bound::OwnClosed { fid, .. } => Code::ClosedFun(fid),
-            Bound::Prim(Prim::MaxInt) => {
-                return Ok(Out::Const(StaticValue::Imm(crate::value::MAX_INT)))
-            }
-            Bound::Prim(Prim::MinInt) => {
-                return Ok(Out::Const(StaticValue::Imm(crate::value::MIN_INT)))
-            }
+            Bound::Prim(Prim::IntConstant(n)) => return Ok(Out::Const(StaticValue::Imm(n))),
             // A field of the Stdlib's module block, read at run time (`stdlib.ml` computes it
             // with `float_of_bits`): not a constant ocamlopt can build a block of, so
             // `(0.0, neg_infinity)` is allocated where it is evaluated (3 words).

@@ -42,12 +42,15 @@ impl Compiler<'_> {
             (B::Le, C::Float) => Op2::FloatLe,
             (B::Gt, C::Float) => Op2::FloatGt,
             (B::Ge, C::Float) => Op2::FloatGe,
+            (B::Eq, C::Word) => Op2::PhysEq,
+            (B::Ne, C::Word) => Op2::PhysNe,
             (B::Eq, C::Poly) => Op2::PolyEq,
             (B::Ne, C::Poly) => Op2::PolyNe,
-            (B::Lt, C::Poly) => Op2::PolyLt,
-            (B::Le, C::Poly) => Op2::PolyLe,
-            (B::Gt, C::Poly) => Op2::PolyGt,
-            (B::Ge, C::Poly) => Op2::PolyGe,
+            // Only `=` and `<>` are ever `Word`.
+            (B::Lt, C::Poly | C::Word) => Op2::PolyLt,
+            (B::Le, C::Poly | C::Word) => Op2::PolyLe,
+            (B::Gt, C::Poly | C::Word) => Op2::PolyGt,
+            (B::Ge, C::Poly | C::Word) => Op2::PolyGe,
         };
         Code::Op2(Box::new(Op2Node {
             op: op2,
@@ -102,7 +105,7 @@ impl Compiler<'_> {
                 let op = match class {
                     CmpClass::Immediate => Op2::IntCompare,
                     CmpClass::Float => Op2::FloatCompare,
-                    CmpClass::Poly => Op2::PolyCompare,
+                    CmpClass::Poly | CmpClass::Word => Op2::PolyCompare,
                 };
                 Code::Op2(Box::new(Op2Node {
                     op,
@@ -115,7 +118,7 @@ impl Compiler<'_> {
                 let (a, b) = (arg(0), arg(1));
                 self.binop(op, class, a, b, pos)
             }
-            Prim::MaxInt | Prim::MinInt | Prim::FloatConstant(_) => {
+            Prim::IntConstant(_) | Prim::FloatConstant(_) => {
                 unreachable!("constants are not applied")
             }
             Prim::Ref

@@ -48,6 +48,8 @@ pub(crate) struct Checker {
     /// Named type variables of annotations in the current top-level item.
     pub(crate) annot_vars: HashMap<String, Ty>,
     pub(crate) pending_comparisons: Vec<(NodeId, Ty)>,
+    /// `x = C`, `x <> C` with `C` a constant constructor: word compares whatever the type.
+    pub(crate) constant_ctor_comparisons: Vec<NodeId>,
     pub(crate) ctor_of: HashMap<NodeId, CtorId>,
     pub(crate) toplevel: HashMap<String, (Ty, Pos)>,
     /// The record type each field name denotes (the last declared wins, as in OCaml).
@@ -81,6 +83,7 @@ impl Checker {
             type_names: HashMap::new(),
             annot_vars: HashMap::new(),
             pending_comparisons: Vec::new(),
+            constant_ctor_comparisons: Vec::new(),
             ctor_of: HashMap::new(),
             toplevel: HashMap::new(),
             field_names: HashMap::new(),
@@ -108,6 +111,9 @@ impl Checker {
         let mut comparisons = HashMap::new();
         for (id, ty) in std::mem::take(&mut self.pending_comparisons) {
             comparisons.insert(id, self.t.classify_comparison(ty));
+        }
+        for id in std::mem::take(&mut self.constant_ctor_comparisons) {
+            comparisons.insert(id, CmpClass::Word);
         }
         let mut kinds = HashMap::new();
         for (id, ty) in std::mem::take(&mut self.pending_kinds) {
@@ -495,7 +501,9 @@ impl Checker {
             And | Or => (self.prim_ty(BOOL), self.prim_ty(BOOL)),
             Eq | Ne | Lt | Le | Gt | Ge | PhysEq | PhysNe => {
                 let v = self.t.var(self.level);
-                if op.is_structural_comparison() {
+                if matches!(op, Eq | Ne) && (self.is_constant_ctor(a) || self.is_constant_ctor(b)) {
+                    self.constant_ctor_comparisons.push(e.id);
+                } else if op.is_structural_comparison() {
                     self.pending_comparisons.push((e.id, v));
                 }
                 (v, self.prim_ty(BOOL))
@@ -504,6 +512,20 @@ impl Checker {
         self.check(a, operand)?;
         self.check(b, operand)?;
         Ok(result)
+    }
+
+    /// Whether `e` is a constant constructor written out (`[]`, `None`, `Leaf`; not an
+    /// exception): Translcore compiles `x = C` and `x <> C` to a word compare whatever `x`'s
+    /// type (`has_constant_constructor` in 4.13's `Translprim.specialize_primitive`), as
+    /// stack.ml's `is_empty s = (s.c = [])` runs: `cmpq $1`.
+    fn is_constant_ctor(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Constr(name, None) => self.ctor_names.get(name).is_some_and(|&id| {
+                let info = &self.t.ctors[id as usize];
+                info.constant && !info.exception
+            }),
+            _ => false,
+        }
     }
 
     fn arms(&mut self, arms: &[Arm], arg: Ty, res: Ty) -> TResult<()> {

@@ -67,7 +67,11 @@
 //! `sqrt`/`abs`/`add`/`floor`/`min`/`max`/…/`is_nan`/`infinity`/…,
 //! `String.starts_with ~prefix`/`ends_with`;
 //! `Option.value`/`get`/`map`/`bind`/`fold`/`iter`/`is_some`/`is_none`/`equal`/`to_list`/…;
-//! `Fun.id`/`const`/`flip`/`negate`.
+//! `Fun.id`/`const`/`flip`/`negate`; `Stack` (`create`/`push`/`pop`/`top`/`is_empty`/
+//! `length`/`iter`/`fold`/`Empty`/…) and `Buffer` (`create`/`add_char`/`add_string`/
+//! `add_substring`/`contents`/`length`/`nth`/`sub`/`truncate`/`clear`/…), read from their
+//! sources as nested modules (their types and exceptions are their own); `Sys.word_size`,
+//! `Sys.max_string_length`, … as the constants ocamlopt folds in.
 //! Not: `Seq`s, the binary accessors (`get_int16_le`, …), `extend`, and the externals that
 //! have no primitive here (`Int.neg`, `frexp`, `Float.classify_float`, `Float.fma`, …),
 //! refused with the function's name or its place in the Stdlib's source. Attributes

@@ -266,7 +266,7 @@ impl Parser<'_> {
     fn unknown_module<T>(&self, pos: Pos, name: &str) -> PResult<T> {
         self.unsupported(
             pos,
-            format!("module `{name}` (the subset knows the program's own modules and the Stdlib's List, Array, String, Bytes, Char, Int, Float, Option, Fun and Sys)"),
+            format!("module `{name}` (the subset knows the program's own modules and the Stdlib's List, Array, String, Bytes, Char, Int, Float, Option, Fun, Sys, Stack and Buffer)"),
         )
     }
 

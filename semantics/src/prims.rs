@@ -33,8 +33,9 @@ pub(crate) enum Prim {
     /// `infinity`, `neg_infinity`, `nan`, `max_float`, `min_float`, `epsilon_float`: boxed
     /// float constants of `stdlib.ml`, read by native code from the Stdlib's module block.
     FloatConstant(FloatConstant),
-    MaxInt,
-    MinInt,
+    /// `max_int`, `min_int` and `Sys`'s sizes (`Sys.max_string_length`, …): integers ocamlopt
+    /// knows at compile time (from the `.cmx` of the module that defines them) and folds in.
+    IntConstant(i64),
     /// An infix operator used as a value: `( + )`, `( = )`, `( && )`.
     Section(BinOp),
     Ref,
@@ -288,13 +289,39 @@ const LISTED: &[PrimInfo] = &[
     },
     PrimInfo {
         name: "max_int",
-        prim: Prim::MaxInt,
+        prim: Prim::IntConstant(crate::value::MAX_INT),
         signature: "int",
         arity: 0,
     },
     PrimInfo {
         name: "min_int",
-        prim: Prim::MinInt,
+        prim: Prim::IntConstant(crate::value::MIN_INT),
+        signature: "int",
+        arity: 0,
+    },
+    // sys.ml's sizes for 64-bit native code: `%word_size`, `%int_size` and `%max_wosize`
+    // (2^54 - 1 words), which buffer.ml's `create` and `resize` compare against.
+    PrimInfo {
+        name: "Sys.word_size",
+        prim: Prim::IntConstant(64),
+        signature: "int",
+        arity: 0,
+    },
+    PrimInfo {
+        name: "Sys.int_size",
+        prim: Prim::IntConstant(63),
+        signature: "int",
+        arity: 0,
+    },
+    PrimInfo {
+        name: "Sys.max_array_length",
+        prim: Prim::IntConstant((1 << 54) - 1),
+        signature: "int",
+        arity: 0,
+    },
+    PrimInfo {
+        name: "Sys.max_string_length",
+        prim: Prim::IntConstant(((1 << 54) - 1) * 8 - 1),
         signature: "int",
         arity: 0,
     },

@@ -11,6 +11,7 @@ use crate::lower::Executable;
 use crate::machine::{Machine, Thrown, Unwind};
 use crate::parser::{ParseError, Parser};
 use crate::types::{TyNode, INT};
+use crate::user_module::Scope;
 use crate::value::{self, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -333,7 +334,19 @@ fn parse(
     toks: &[crate::lexer::Token],
     first_id: u32,
 ) -> Result<Parsed, SemanticsError> {
+    parse_in(file, toks, first_id, &mut Scope::default())
+}
+
+/// Parses with the modules of `scope` visible (the Stdlib structures read before the
+/// program), leaving in it the modules the code declares.
+fn parse_in(
+    file: &str,
+    toks: &[crate::lexer::Token],
+    first_id: u32,
+    scope: &mut Scope,
+) -> Result<Parsed, SemanticsError> {
     let mut parser = Parser::with_first_id(toks, first_id);
+    parser.modules = std::mem::take(scope);
     let items = parser.program().map_err(|e| match e {
         ParseError::Syntax { pos, message } => SemanticsError::Syntax {
             file: file.into(),
@@ -347,6 +360,7 @@ fn parse(
         },
     })?;
     let labels = std::mem::take(&mut parser.labels);
+    *scope = std::mem::take(&mut parser.modules).into_modules();
     Ok((items, parser.node_count(), labels))
 }
 
@@ -371,16 +385,21 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
         crate::open_module::add_named_functions(&opened, &mut mentioned);
     }
     let (taken, renames) = crate::stdlib_source::load(mentioned)?;
+    // The Stdlib structures (`Stack`, `Buffer`) the program's code names.
+    let mut structures = Scope::default();
     for crate::stdlib_source::Taken {
         module,
         file: module_file,
         toks: module_toks,
     } in taken
     {
-        let (mut module_items, next, module_labels) = parse(&module_file, &module_toks, next_id)?;
+        let (mut module_items, next, module_labels) =
+            parse_in(&module_file, &module_toks, next_id, &mut structures)?;
         next_id = next;
         labels.extend(module_labels);
-        let origin = if crate::stdlib_source::unqualified(module) {
+        let origin = if crate::stdlib_source::unqualified(module)
+            || crate::stdlib_source::is_structure(module)
+        {
             None
         } else {
             crate::stdlib_source::qualify(module, &mut module_items);
@@ -392,7 +411,7 @@ fn load(file: &str, source: &str, benchmark: bool) -> Result<Program, SemanticsE
     // `String.blit` is `Bytes.blit_string`, `String.unsafe_blit` a primitive of `Bytes`.
     let toks = crate::stdlib_link::rename_program(toks, &renames);
     let prelude_items = items.len();
-    let (mut user, mut next_id, user_labels) = parse(file, &toks, next_id)?;
+    let (mut user, mut next_id, user_labels) = parse_in(file, &toks, next_id, &mut structures)?;
     if opens {
         // The names an `open` qualified, renamed as the tokens above were.
         crate::open_module::rename_qualified(&mut user, &renames);

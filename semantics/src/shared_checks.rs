@@ -219,9 +219,10 @@ impl Pass<'_> {
                 let calls = matches!(
                     op,
                     BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-                ) && self.typing.comparisons.get(&e.id).copied()
-                    != Some(CmpClass::Immediate)
-                    && self.typing.comparisons.get(&e.id).copied() != Some(CmpClass::Float);
+                ) && matches!(
+                    self.typing.comparisons.get(&e.id).copied(),
+                    Some(CmpClass::Poly) | None
+                );
                 if calls {
                     avail.clear();
                 }

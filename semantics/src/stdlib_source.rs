@@ -51,6 +51,17 @@ pub(crate) const MODULES: &[(&str, &str)] = &[
     ("Fun", "fun.ml"),
 ];
 
+/// The Stdlib modules with types and exceptions of their own (`Stack.t`, `Stack.Empty`, the
+/// record `Buffer.t`), read as a structure, `module Stack = struct … end` before the program,
+/// so that their names are qualified as a program's own module's are (see
+/// [`crate::user_module`]); their code is the Stdlib's, inlined by its threshold.
+pub(crate) const STRUCTURES: &[(&str, &str)] = &[("Stack", "stack.ml"), ("Buffer", "buffer.ml")];
+
+/// Whether `module` is one of the [`STRUCTURES`].
+pub(crate) fn is_structure(module: &str) -> bool {
+    STRUCTURES.iter().any(|(m, _)| *m == module)
+}
+
 /// The modules whose phrases are linked across aliases and externals (see
 /// [`crate::stdlib_link`]), in an order where a module's phrases only need earlier ones':
 /// `string.ml`'s need `bytes.ml`'s, which need `char.ml`'s and `int.ml`'s.
@@ -104,12 +115,21 @@ pub fn stdlib_dir() -> PathBuf {
 pub(crate) fn mentioned(toks: &[Token]) -> Vec<(&'static str, BTreeSet<String>)> {
     MODULES
         .iter()
+        .chain(STRUCTURES)
+        // A program's own `module Stack = …` hides the Stdlib's.
+        .filter(|(module, _)| !(is_structure(module) && defines_module(toks, module)))
         .filter_map(|&(module, _)| {
             let names: BTreeSet<String> = toks
                 .windows(3)
                 .filter_map(|w| match (&w[0].tok, &w[1].tok, &w[2].tok) {
                     (Tok::Uident(m), Tok::Op(dot), Tok::Ident(f)) if m == module && dot == "." => {
                         Some(f.clone())
+                    }
+                    // A structure's exception (`Stack.Empty`).
+                    (Tok::Uident(m), Tok::Op(dot), Tok::Uident(c))
+                        if m == module && dot == "." && is_structure(module) =>
+                    {
+                        Some(c.clone())
                     }
                     _ => None,
                 })
@@ -118,6 +138,14 @@ pub(crate) fn mentioned(toks: &[Token]) -> Vec<(&'static str, BTreeSet<String>)>
         })
         .chain(pervasives_mentioned(toks))
         .collect()
+}
+
+/// Whether `toks` define a module named `name` (`module Stack = …`, `module Stack : …`).
+fn defines_module(toks: &[Token], name: &str) -> bool {
+    toks.windows(2).any(|w| {
+        matches!(&w[0].tok, Tok::Kw(Kw::Unsupported(k)) if *k == "module")
+            && matches!(&w[1].tok, Tok::Uident(m) if m == name)
+    })
 }
 
 /// The [`PERVASIVE_FUNCTIONS`] that `toks` mention unqualified.
@@ -144,7 +172,9 @@ struct Phrase {
     defines: Vec<String>,
 }
 
-fn phrases(toks: &[Token]) -> Vec<Phrase> {
+/// `toks` cut into phrases; a structure's `type` phrases define the names they declare (the
+/// other modules' types are the prelude's: option.ml's `type 'a t = 'a option = …`).
+fn phrases(toks: &[Token], structure: bool) -> Vec<Phrase> {
     let mut out: Vec<Phrase> = Vec::new();
     for t in toks {
         if matches!(t.tok, Tok::Eof) {
@@ -154,7 +184,14 @@ fn phrases(toks: &[Token]) -> Vec<Phrase> {
         // (option.ml's `equal`).
         let continues =
             matches!(t.tok, Tok::Kw(Kw::And)) || matches!(&t.tok, Tok::Op(o) if o == "|");
-        if t.pos.col == 1 && !continues || out.is_empty() {
+        // buffer.ml indents its `add_utf_*_uchar` by one column, after a blank line.
+        let indented_phrase = t.pos.col == 2
+            && matches!(t.tok, Tok::Kw(Kw::Let))
+            && out
+                .last()
+                .and_then(|p| p.toks.last())
+                .is_some_and(|last| t.pos.line > last.pos.line + 1);
+        if t.pos.col == 1 && !continues || indented_phrase || out.is_empty() {
             out.push(Phrase {
                 toks: Vec::new(),
                 defines: Vec::new(),
@@ -174,15 +211,33 @@ fn phrases(toks: &[Token]) -> Vec<Phrase> {
             }
         }
         defines.extend(let_bound(&phrase.toks, |col| col == 1).cloned());
+        // An indented phrase's own `let` (its body's are further in).
+        let head = &phrase.toks[..phrase.toks.len().min(3)];
+        defines.extend(let_bound(head, |col| col == 2).cloned());
+        if structure && matches!(phrase.toks.first().map(|t| &t.tok), Some(Tok::Kw(Kw::Type))) {
+            defines.extend(type_declared(&phrase.toks));
+        }
         phrase.defines = defines;
     }
     out
+}
+
+/// The names a `type` phrase declares — its types (a name before `=`), record fields (a name
+/// before `:`) and constructors — so that code using one takes the phrase along.
+fn type_declared(toks: &[Token]) -> impl Iterator<Item = String> + '_ {
+    toks.windows(2)
+        .filter_map(|w| match (&w[0].tok, &w[1].tok) {
+            (Tok::Ident(name), Tok::Op(next)) if next == "=" || next == ":" => Some(name.clone()),
+            (Tok::Uident(name), _) => Some(name.clone()),
+            _ => None,
+        })
 }
 
 /// The file of `module`'s source, as shown in errors, and its phrases.
 fn read_phrases(module: &str) -> Result<(String, Vec<Phrase>), SemanticsError> {
     let file_name = MODULES
         .iter()
+        .chain(STRUCTURES)
         .chain([&PERVASIVES])
         .find(|(m, _)| *m == module)
         .map(|(_, f)| *f)
@@ -203,7 +258,7 @@ fn read_phrases(module: &str) -> Result<(String, Vec<Phrase>), SemanticsError> {
     })?;
     crate::ast::mark_file(&mut toks, &shown);
     let toks = unqualify_constructors(toks);
-    Ok((shown, phrases(&toks)))
+    Ok((shown, phrases(&toks, is_structure(module))))
 }
 
 /// One module's taken phrases, as tokens (each phrase ends with `;;`), and their file.
@@ -217,8 +272,28 @@ pub(crate) struct Taken {
 /// they must be compiled, and the renames of its own `M.f` (`String.blit` is
 /// `Bytes.blit_string`; see [`crate::stdlib_link`]).
 pub(crate) fn load(
-    wanted: Vec<(&'static str, BTreeSet<String>)>,
+    mut wanted: Vec<(&'static str, BTreeSet<String>)>,
 ) -> Result<(Vec<Taken>, BTreeMap<String, String>), SemanticsError> {
+    // A structure's code names other modules' functions (`Buffer.resize` calls `Bytes.blit`):
+    // those are taken with the program's own, before the structure.
+    let mut structures = Vec::new();
+    for (module, names) in wanted.iter().filter(|(m, _)| is_structure(m)) {
+        let (file, toks) = needed_tokens(module, names)?;
+        structures.push(Taken {
+            module,
+            toks: as_structure(module, &file, toks)?,
+            file,
+        });
+    }
+    wanted.retain(|(m, _)| !is_structure(m));
+    for structure in &structures {
+        for (module, names) in mentioned(&structure.toks) {
+            match wanted.iter_mut().find(|(m, _)| *m == module) {
+                Some((_, known)) => known.extend(names),
+                None => wanted.push((module, names)),
+            }
+        }
+    }
     let mut out = Vec::new();
     for (module, names) in &wanted {
         if !LINKED.contains(module) && *module != PERVASIVES.0 {
@@ -236,7 +311,35 @@ pub(crate) fn load(
         let (file, toks) = needed_tokens(module, names)?;
         out.push(Taken { module, file, toks });
     }
+    out.extend(structures);
     Ok((out, renames))
+}
+
+/// `module M = struct <phrases> end`, the phrases' tokens (ending with `;;`s and the end of
+/// input) wrapped as the program's own module would be written.
+fn as_structure(
+    module: &str,
+    file: &str,
+    phrases: Vec<Token>,
+) -> Result<Vec<Token>, SemanticsError> {
+    let wrap = |text: &str| {
+        crate::lexer::tokenize_library(text)
+            .map(|mut toks| {
+                toks.pop(); // the end of input
+                crate::ast::mark_file(&mut toks, file);
+                toks
+            })
+            .map_err(|e| SemanticsError::Internal {
+                file: file.into(),
+                message: e.message,
+            })
+    };
+    let mut toks = wrap(&format!("module {module} = struct"))?;
+    let end = phrases.len().saturating_sub(1);
+    toks.extend(phrases[..end].iter().cloned());
+    toks.extend(wrap("end")?);
+    toks.extend(phrases[end..].iter().cloned());
+    Ok(toks)
 }
 
 /// The phrases of the [`LINKED`] modules that the functions `wanted` need, pushed on `out` in

@@ -71,6 +71,9 @@ pub(crate) enum CmpClass {
     Float,
     /// Anything else, including type variables: a call to the runtime's `caml_compare` family.
     Poly,
+    /// `x = C` or `x <> C` with `C` a constant constructor written out, whatever `x`'s type: a
+    /// word compare (see `Checker::is_constant_ctor`).
+    Word,
 }
 
 #[derive(Debug)]
@@ -359,7 +362,7 @@ impl Types {
             (true, _) => ValueKind::Any,
             (_, CmpClass::Float) => ValueKind::Float,
             (_, CmpClass::Immediate) => ValueKind::Immediate,
-            (_, CmpClass::Poly) => ValueKind::Addr,
+            (_, CmpClass::Poly | CmpClass::Word) => ValueKind::Addr,
         }
     }
 

@@ -115,6 +115,16 @@ impl Scope {
             .map(|v| &v.module)
     }
 
+    /// What a later parse sees of the code read: its modules and their fields, not the
+    /// declarations it made at top level (a Stdlib module's own, read before the program).
+    pub(crate) fn into_modules(self) -> Scope {
+        Scope {
+            modules: self.modules,
+            module_fields: self.module_fields,
+            ..Scope::default()
+        }
+    }
+
     /// Whether the parser is inside a structure.
     pub(crate) fn in_structure(&self) -> bool {
         !self.open_structures.is_empty()

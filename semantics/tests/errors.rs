@@ -73,7 +73,7 @@ fn unsupported_constructs_are_named() {
             "1:19",
             "modules (`include`)",
         ),
-        ("let f s = Buffer.length s", "1:11", "module `Buffer`"),
+        ("let f s = Queue.length s", "1:11", "module `Queue`"),
         ("let f s = s.[0] <- 'a'", "1:17", "`s.[i] <- c`"),
         ("let f s = Hashtbl.length s", "1:11", "module `Hashtbl`"),
         (
