@@ -334,6 +334,7 @@ mod parser_pat;
 mod parser_types;
 mod poll;
 mod prelude;
+mod prim_constants;
 mod prims;
 mod program;
 mod remembered;

@@ -11,6 +11,7 @@
 use crate::ast::BinOp;
 use crate::float_call::{FloatCall, FLOAT_CALLS};
 use crate::ir::ArrOp;
+use crate::prim_constants::CONSTANTS;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Prim {
@@ -250,80 +251,6 @@ const LISTED: &[PrimInfo] = &[
         prim: Prim::Pred,
         signature: "int -> int",
         arity: 1,
-    },
-    PrimInfo {
-        name: "infinity",
-        prim: Prim::FloatConstant(FloatConstant::Infinity),
-        signature: "float",
-        arity: 0,
-    },
-    PrimInfo {
-        name: "neg_infinity",
-        prim: Prim::FloatConstant(FloatConstant::NegInfinity),
-        signature: "float",
-        arity: 0,
-    },
-    PrimInfo {
-        name: "nan",
-        prim: Prim::FloatConstant(FloatConstant::Nan),
-        signature: "float",
-        arity: 0,
-    },
-    PrimInfo {
-        name: "max_float",
-        prim: Prim::FloatConstant(FloatConstant::MaxFloat),
-        signature: "float",
-        arity: 0,
-    },
-    PrimInfo {
-        name: "min_float",
-        prim: Prim::FloatConstant(FloatConstant::MinFloat),
-        signature: "float",
-        arity: 0,
-    },
-    PrimInfo {
-        name: "epsilon_float",
-        prim: Prim::FloatConstant(FloatConstant::EpsilonFloat),
-        signature: "float",
-        arity: 0,
-    },
-    PrimInfo {
-        name: "max_int",
-        prim: Prim::IntConstant(crate::value::MAX_INT),
-        signature: "int",
-        arity: 0,
-    },
-    PrimInfo {
-        name: "min_int",
-        prim: Prim::IntConstant(crate::value::MIN_INT),
-        signature: "int",
-        arity: 0,
-    },
-    // sys.ml's sizes for 64-bit native code: `%word_size`, `%int_size` and `%max_wosize`
-    // (2^54 - 1 words), which buffer.ml's `create` and `resize` compare against.
-    PrimInfo {
-        name: "Sys.word_size",
-        prim: Prim::IntConstant(64),
-        signature: "int",
-        arity: 0,
-    },
-    PrimInfo {
-        name: "Sys.int_size",
-        prim: Prim::IntConstant(63),
-        signature: "int",
-        arity: 0,
-    },
-    PrimInfo {
-        name: "Sys.max_array_length",
-        prim: Prim::IntConstant((1 << 54) - 1),
-        signature: "int",
-        arity: 0,
-    },
-    PrimInfo {
-        name: "Sys.max_string_length",
-        prim: Prim::IntConstant(((1 << 54) - 1) * 8 - 1),
-        signature: "int",
-        arity: 0,
     },
     PrimInfo {
         name: "ref",
@@ -587,15 +514,17 @@ const LISTED: &[PrimInfo] = &[
     section!("( || )", Or, "bool -> bool -> bool"),
 ];
 
-const ALL: [PrimInfo; LISTED.len() + FLOAT_CALLS.len()] = {
+const ALL: [PrimInfo; LISTED.len() + CONSTANTS.len() + FLOAT_CALLS.len()] = {
     let calls = crate::float_call::prim_infos(LISTED[0]);
-    let mut out = [LISTED[0]; LISTED.len() + FLOAT_CALLS.len()];
+    let mut out = [LISTED[0]; LISTED.len() + CONSTANTS.len() + FLOAT_CALLS.len()];
     let mut i = 0;
     while i < out.len() {
         out[i] = if i < LISTED.len() {
             LISTED[i]
+        } else if i < LISTED.len() + CONSTANTS.len() {
+            CONSTANTS[i - LISTED.len()]
         } else {
-            calls[i - LISTED.len()]
+            calls[i - LISTED.len() - CONSTANTS.len()]
         };
         i += 1;
     }
