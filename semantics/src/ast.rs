@@ -281,7 +281,11 @@ pub(crate) struct FieldDecl {
 pub(crate) struct ConstrDecl {
     pub name: String,
     /// `C of a * b` has two arguments; `C of (a * b)` has one, a tuple.
+    /// `C of { f : a; g : b }` has two too, its fields' types.
     pub args: Vec<TypeExpr>,
+    /// The fields of an inline record argument (`C of { … }`), whose block is the
+    /// constructor's own: one field a word, after the header with the constructor's tag.
+    pub inline_record: Option<Vec<FieldDecl>>,
     pub pos: Pos,
 }
 

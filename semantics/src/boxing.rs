@@ -286,7 +286,7 @@ impl Boxing {
 /// a pointer store and `Array.make`'s initial value take a value.
 fn imp_operand_context(op: ImpOp, i: usize) -> Context {
     match op {
-        ImpOp::Make { flat } => {
+        ImpOp::Make { flat, .. } => {
             if flat {
                 Context::Unboxed
             } else {

@@ -451,7 +451,9 @@ impl<'a> Compiler<'a> {
                 StaticValue::Imm(i64::from(tag))
             }));
         }
+        let inline_record = info.inline_record;
         let parts: Vec<&Expr> = match (arity, arg) {
+            _ if let Some(record) = inline_record => self.inline_record_fields(record, arg),
             (1, Some(a)) => vec![a],
             (
                 _,
@@ -471,16 +473,29 @@ impl<'a> Compiler<'a> {
             .into_iter()
             .map(|p| self.expr(p))
             .collect::<CResult<Vec<_>>>()?;
-        if !exception {
+        // A mutable inline record is a fresh block each time, never a shared constant.
+        let mutable = inline_record.is_some_and(|r| {
+            self.typing.types.records[&r]
+                .fields
+                .iter()
+                .any(|f| f.mutable)
+        });
+        if !exception && !mutable {
             if let Some(fields) = all_const(&outs) {
                 return Ok(Out::Const(StaticValue::Block { tag, fields }));
             }
         }
-        let codes = outs.into_iter().map(|o| self.lower(o)).collect();
+        let codes: Vec<Code> = outs.into_iter().map(|o| self.lower(o)).collect();
         Ok(Out::Code(if exception {
-            Code::Exn(tag, codes)
+            Code::Exn(tag, codes.into())
+        } else if mutable {
+            let make = ImpOp::Make {
+                flat: false,
+                tag: Some(tag),
+            };
+            self.imp(make, codes, e.pos)
         } else {
-            Code::Block(tag, codes)
+            Code::Block(tag, codes.into())
         }))
     }
 

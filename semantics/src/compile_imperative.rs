@@ -74,7 +74,7 @@ impl Compiler<'_> {
         }
     }
 
-    fn imp(&self, op: ImpOp, args: Vec<Code>, pos: Pos) -> Code {
+    pub(crate) fn imp(&self, op: ImpOp, args: Vec<Code>, pos: Pos) -> Code {
         Code::Imp(Box::new(ImpNode {
             op,
             args: args.into(),
@@ -192,7 +192,14 @@ impl Compiler<'_> {
     ) -> CResult<Code> {
         let mut arg = |i: usize| std::mem::replace(&mut args[i], Code::Imm(0));
         Ok(match p {
-            Prim::Ref => self.imp(ImpOp::Make { flat: false }, vec![arg(0)], pos),
+            Prim::Ref => self.imp(
+                ImpOp::Make {
+                    flat: false,
+                    tag: None,
+                },
+                vec![arg(0)],
+                pos,
+            ),
             Prim::Deref => self.imp(
                 ImpOp::GetField {
                     index: 0,
@@ -288,7 +295,11 @@ impl Compiler<'_> {
                         return Ok(Out::Const(StaticValue::Record { flat, fields }));
                     }
                     let args = outs.into_iter().map(|o| self.lower(o)).collect();
-                    return Ok(Out::Code(self.imp(ImpOp::Make { flat }, args, e.pos)));
+                    return Ok(Out::Code(self.imp(
+                        ImpOp::Make { flat, tag: None },
+                        args,
+                        e.pos,
+                    )));
                 };
                 // `{ r with … }`: the kept fields are read from `r`, evaluated once.
                 let base = self.code(base)?;
@@ -311,7 +322,7 @@ impl Compiler<'_> {
                     binder: Binder::Slot(slot),
                     value: base,
                     counter: None,
-                    body: self.imp(ImpOp::Make { flat }, args, e.pos),
+                    body: self.imp(ImpOp::Make { flat, tag: None }, args, e.pos),
                     float_var: false,
                 }))
             }
@@ -370,7 +381,7 @@ impl Compiler<'_> {
                     return err(e.pos, "unsupported: a constant array literal of more than 4 elements (ocamlopt copies a static array with caml_obj_dup at run time)");
                 }
                 let args = outs.into_iter().map(|o| self.lower(o)).collect();
-                self.imp(ImpOp::Make { flat }, args, e.pos)
+                self.imp(ImpOp::Make { flat, tag: None }, args, e.pos)
             }
             ExprKind::ArrayGet(a, i) => {
                 let generic = self.array_generic(e.id);

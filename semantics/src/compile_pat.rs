@@ -11,10 +11,10 @@ use std::collections::HashMap;
 
 /// Names bound by a pattern being compiled, with their slots; the alternatives of an
 /// or-pattern share it, so that each name gets the same slot in every alternative.
-type PatNames = Vec<(String, Slot)>;
+pub(crate) type PatNames = Vec<(String, Slot)>;
 
 impl Compiler<'_> {
-    fn pat_slot(&mut self, name: &str, names: &mut PatNames) -> Slot {
+    pub(crate) fn pat_slot(&mut self, name: &str, names: &mut PatNames) -> Slot {
         if let Some((_, s)) = names.iter().find(|(n, _)| n == name) {
             return *s;
         }
@@ -24,7 +24,7 @@ impl Compiler<'_> {
     }
 
     /// Compiles a pattern; also says whether it can fail to match.
-    fn pat(&mut self, p: &Pattern, names: &mut PatNames) -> CResult<(Pat, bool)> {
+    pub(crate) fn pat(&mut self, p: &Pattern, names: &mut PatNames) -> CResult<(Pat, bool)> {
         Ok(match &p.kind {
             PatKind::Any | PatKind::Unit => (Pat::Any, false),
             PatKind::Var(n) => (Pat::Bind(self.pat_slot(n, names)), false),
@@ -75,6 +75,11 @@ impl Compiler<'_> {
                         Pat::Imm(i64::from(tag))
                     };
                     return Ok((pat, refutable));
+                }
+                if let Some(record) = info.inline_record {
+                    let arg = arg.as_deref().expect("typed");
+                    let (pat, r) = self.inline_record_pat(arg, tag, arity, record, names)?;
+                    return Ok((pat, refutable || r));
                 }
                 let parts: Vec<&Pattern> = match arg.as_deref() {
                     Some(Pattern {
@@ -289,6 +294,14 @@ impl Compiler<'_> {
         } else {
             (self.expr(expr)?, None)
         };
+        // `let push = add` (queue.ml): Closure's approximation of `push` is `add`'s, so a call
+        // through `push` is a direct call of `add`.
+        let (closed_fun, arity) = match (&value, &expr.kind) {
+            (Out::Code(Code::ClosedFun(fid)), ExprKind::Var(name)) if closed_fun.is_none() => {
+                (Some(*fid), self.lookup(name).and_then(|entry| entry.arity))
+            }
+            _ => (closed_fun, Compiler::function_arity(expr)),
+        };
         let counter = match &pat.kind {
             _ if is_function => Some(Counter::LetLambda),
             PatKind::Tuple(_) => None,
@@ -298,7 +311,7 @@ impl Compiler<'_> {
             pat: pat.clone(),
             value,
             closed_fun,
-            arity: Compiler::function_arity(expr),
+            arity,
             counter,
         });
         Ok(())

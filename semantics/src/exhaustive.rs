@@ -87,12 +87,25 @@ impl Sigs<'_> {
                 };
                 let info = &self.typing.types.ctors[id as usize];
                 let arity = info.args.len();
-                let args = match arg.as_deref() {
-                    Some(a) if arity == 1 => vec![self.pattern(a)],
-                    Some(Pattern {
-                        kind: PatKind::Tuple(items),
-                        ..
-                    }) if items.len() == arity => items.iter().map(|i| self.pattern(i)).collect(),
+                let args = match (info.inline_record, arg.as_deref()) {
+                    (Some(record), Some(a)) => {
+                        let mut args = vec![P::Wild; arity];
+                        if let PatKind::Record(fields) = &a.kind {
+                            let info = &self.typing.types.records[&record];
+                            for (name, sub) in fields {
+                                args[info.field_index(name)] = self.pattern(sub);
+                            }
+                        }
+                        args
+                    }
+                    (_, Some(a)) if arity == 1 => vec![self.pattern(a)],
+                    (
+                        _,
+                        Some(Pattern {
+                            kind: PatKind::Tuple(items),
+                            ..
+                        }),
+                    ) if items.len() == arity => items.iter().map(|i| self.pattern(i)).collect(),
                     _ => vec![P::Wild; arity],
                 };
                 let head = if info.exception {

@@ -326,7 +326,11 @@ impl Checker {
                 ty
             }
             ExprKind::Constr(name, arg) => {
-                let (_, args, result) = self.ctor(name, e.pos, e.id)?;
+                let (id, args, result) = self.ctor(name, e.pos, e.id)?;
+                if let Some(record) = self.t.ctors[id as usize].inline_record {
+                    self.inline_record_expr(e.pos, name, record, args, arg.as_deref())?;
+                    return Ok(result);
+                }
                 let parts =
                     self.ctor_args(name, e.pos, args.len(), arg.as_deref(), |a| match &a.kind {
                         ExprKind::Tuple(items) => Some(&items[..]),

@@ -66,6 +66,7 @@ impl Checker {
             tag,
             constant,
             exception,
+            inline_record: None,
         });
         self.t.tycons[tycon as usize].ctors.push(id);
         self.ctor_names.insert(name.into(), id);
@@ -233,7 +234,11 @@ impl Checker {
                 if !constant && *tag >= 246 {
                     return err(cd.pos, "too many non-constant constructors (at most 246)");
                 }
-                self.add_ctor(&cd.name, c, args, result, *tag, constant, false);
+                let id = self.add_ctor(&cd.name, c, args, result, *tag, constant, false);
+                if let Some(fields) = &cd.inline_record {
+                    let record = self.inline_record_decl(d, cd, fields)?;
+                    self.t.ctors[id as usize].inline_record = Some(record);
+                }
                 *tag += 1;
             }
         }
@@ -241,6 +246,10 @@ impl Checker {
     }
 
     pub(crate) fn exception_decl(&mut self, cd: &ConstrDecl) -> TResult<()> {
+        if cd.inline_record.is_some() {
+            // Their block holds the exception's identity before the fields.
+            return err(cd.pos, "unsupported: an exception with an inline record");
+        }
         let mut vars = HashMap::new();
         let args = cd
             .args
@@ -309,8 +318,18 @@ impl Checker {
                 return Ok(());
             }
             PatKind::Constr(name, arg) => {
-                let (_, args, result) = self.ctor(name, p.pos, p.id)?;
+                let (id, args, result) = self.ctor(name, p.pos, p.id)?;
                 self.expect_pat(p.pos, result, expected)?;
+                if let Some(record) = self.t.ctors[id as usize].inline_record {
+                    return self.inline_record_pattern(
+                        p.pos,
+                        name,
+                        record,
+                        result,
+                        arg.as_deref(),
+                        names,
+                    );
+                }
                 let wildcard_all =
                     args.len() > 1 && matches!(arg.as_deref().map(|a| &a.kind), Some(PatKind::Any));
                 if wildcard_all {
@@ -353,7 +372,9 @@ impl Checker {
                 names.push((name.clone(), expected, p.pos));
                 return Ok(());
             }
-            PatKind::Record(fields) => return self.record_pattern(p, fields, expected, names),
+            PatKind::Record(fields) => {
+                return self.record_pattern(p, fields, expected, None, names)
+            }
             PatKind::Annot(inner, te) => {
                 let mut vars = std::mem::take(&mut self.annot_vars);
                 let t = self.convert_type(te, &mut vars, self.level);

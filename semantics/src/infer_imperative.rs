@@ -54,6 +54,20 @@ impl Checker {
         d: &TypeDecl,
         fields: &[FieldDecl],
     ) -> TResult<()> {
+        let info = self.record_info(d, fields)?;
+        for f in &info.fields {
+            self.field_names.insert(f.name.clone(), c);
+        }
+        self.t.records.insert(c, info);
+        Ok(())
+    }
+
+    /// The fields of a record type declared with `d`'s parameters.
+    pub(crate) fn record_info(
+        &mut self,
+        d: &TypeDecl,
+        fields: &[FieldDecl],
+    ) -> TResult<RecordInfo> {
         let mut params = HashMap::new();
         let mut param_tys = Vec::new();
         for p in &d.params {
@@ -93,18 +107,11 @@ impl Checker {
             let t = self.t.repr(f.ty);
             matches!(self.t.nodes[t as usize], TyNode::Con(FLOAT, _))
         });
-        for f in &infos {
-            self.field_names.insert(f.name.clone(), c);
-        }
-        self.t.records.insert(
-            c,
-            RecordInfo {
-                params: param_tys,
-                fields: infos,
-                flat_float,
-            },
-        );
-        Ok(())
+        Ok(RecordInfo {
+            params: param_tys,
+            fields: infos,
+            flat_float,
+        })
     }
 
     /// Notes the kind of `'a` for a primitive whose code depends on it.
@@ -136,6 +143,39 @@ impl Checker {
         let Some(&c) = self.field_names.get(field) else {
             return err(pos, format!("unbound record field {field}"));
         };
+        Ok(self.record_field(c, field))
+    }
+
+    /// The record type of `record`'s `field` as `field` (when `record`'s type is already known
+    /// to be a record type that has it, as OCaml's type-directed disambiguation picks it: the
+    /// only way to name an inline record's fields), or else as [`Self::field`].
+    fn field_of(
+        &mut self,
+        record: &Expr,
+        field: &str,
+        pos: Pos,
+    ) -> TResult<(TyCon, Ty, Vec<Ty>, usize)> {
+        let found = self.infer(record)?;
+        let found_repr = self.t.repr(found);
+        let known = match self.t.nodes[found_repr as usize] {
+            TyNode::Con(c, _) => self
+                .t
+                .records
+                .get(&c)
+                .is_some_and(|r| r.fields.iter().any(|f| f.name == field))
+                .then_some(c),
+            _ => None,
+        };
+        let typed = match known {
+            Some(c) => self.record_field(c, field),
+            None => self.field(field, pos)?,
+        };
+        self.expect(record.pos, found, typed.1)?;
+        Ok(typed)
+    }
+
+    /// Record type `c` instantiated, with its `field`'s index.
+    pub(crate) fn record_field(&mut self, c: TyCon, field: &str) -> (TyCon, Ty, Vec<Ty>, usize) {
         let info = self.t.records[&c].clone();
         let mut map = HashMap::new();
         let params = info
@@ -154,7 +194,7 @@ impl Checker {
             .iter()
             .position(|f| f.name == field)
             .expect("declared");
-        Ok((c, record, tys, index))
+        (c, record, tys, index)
     }
 
     pub(crate) fn infer_imperative(&mut self, e: &Expr) -> TResult<Ty> {
@@ -206,18 +246,16 @@ impl Checker {
                 record
             }
             ExprKind::Field(r, name) => {
-                let (c, record, tys, i) = self.field(name, e.pos)?;
+                let (c, _, tys, i) = self.field_of(r, name, e.pos)?;
                 self.record_of.insert(e.id, c);
-                self.check(r, record)?;
                 tys[i]
             }
             ExprKind::SetField(r, name, v) => {
-                let (c, record, tys, i) = self.field(name, e.pos)?;
+                let (c, _, tys, i) = self.field_of(r, name, e.pos)?;
                 if !self.t.records[&c].fields[i].mutable {
                     return err(e.pos, format!("the record field {name} is not mutable"));
                 }
                 self.record_of.insert(e.id, c);
-                self.check(r, record)?;
                 self.check(v, tys[i])?;
                 self.pending_kinds.push((e.id, tys[i]));
                 unit
@@ -269,18 +307,23 @@ impl Checker {
         })
     }
 
-    /// A record pattern against `expected`, collecting the variables it binds.
+    /// A record pattern against `expected`, collecting the variables it binds. Its record type
+    /// is `owner` when given (an inline record's), else its first field's.
     pub(crate) fn record_pattern(
         &mut self,
         p: &Pattern,
         fields: &[(String, Pattern)],
         expected: Ty,
+        owner: Option<TyCon>,
         names: &mut Vec<(String, Ty, Pos)>,
     ) -> TResult<()> {
         let Some((first, _)) = fields.first() else {
             return err(p.pos, "a record pattern needs at least one field");
         };
-        let (c, record, tys, _) = self.field(first, p.pos)?;
+        let (c, record, tys, _) = match owner {
+            Some(c) => self.record_field(c, first),
+            None => self.field(first, p.pos)?,
+        };
         self.record_of.insert(p.id, c);
         self.expect_pat(p.pos, record, expected)?;
         let declared = self.t.records[&c].fields.clone();

@@ -309,6 +309,8 @@ pub(crate) enum ImpOp {
     /// per field; `flat`: a flat block of doubles (a float record or float array).
     Make {
         flat: bool,
+        /// A constructor's mutable inline record: the constructor's tag.
+        tag: Option<u32>,
     },
     /// Field `index` of a record or reference: `TupleMatch`; `flat`: an unboxed double.
     GetField {

@@ -69,8 +69,10 @@
 //! `Option.value`/`get`/`map`/`bind`/`fold`/`iter`/`is_some`/`is_none`/`equal`/`to_list`/…;
 //! `Fun.id`/`const`/`flip`/`negate`; `Stack` (`create`/`push`/`pop`/`top`/`is_empty`/
 //! `length`/`iter`/`fold`/`Empty`/…) and `Buffer` (`create`/`add_char`/`add_string`/
-//! `add_substring`/`contents`/`length`/`nth`/`sub`/`truncate`/`clear`/…), read from their
-//! sources as nested modules (their types and exceptions are their own); `Sys.word_size`,
+//! `add_substring`/`contents`/`length`/`nth`/`sub`/`truncate`/`clear`/…) and `Queue`
+//! (`create`/`add`/`push`/`take`/`pop`/`peek`/`is_empty`/`length`/`iter`/`fold`/`copy`/
+//! `transfer`/…), read from their sources as nested modules (their types and exceptions are
+//! their own); inline records (`C of { f : a; mutable g : b }`); `Sys.word_size`,
 //! `Sys.max_string_length`, … as the constants ocamlopt folds in.
 //! Not: `Seq`s, the binary accessors (`get_int16_le`, …), `extend`, and the externals that
 //! have no primitive here (`Int.neg`, `frexp`, `Float.classify_float`, `Float.fma`, …),
@@ -298,6 +300,7 @@ mod compile;
 mod compile_app;
 mod compile_fun;
 mod compile_imperative;
+mod compile_inline_record;
 mod compile_pat;
 mod error;
 mod exhaustive;
@@ -308,6 +311,7 @@ mod heap;
 mod infer;
 mod infer_decl;
 mod infer_imperative;
+mod infer_inline_record;
 mod inline;
 mod ir;
 mod issue;

@@ -52,6 +52,7 @@ fn gather(m: &mut Machine<'_>, parts: &[(Rc<MutBlock>, usize, usize)]) -> Value 
     let size: usize = parts.iter().map(|(_, _, len)| len).sum();
     if size == 0 {
         return Value::Mut(Rc::new(MutBlock {
+            tag: 0,
             flat: false,
             fields: RefCell::new(Box::new([])),
             born: Born::untracked(),
@@ -66,6 +67,7 @@ fn gather(m: &mut Machine<'_>, parts: &[(Rc<MutBlock>, usize, usize)]) -> Value 
     if size <= MAX_YOUNG_WOSIZE as usize {
         m.count_n(Counter::BytesCopyWord, size);
         return Value::Mut(Rc::new(MutBlock {
+            tag: 0,
             flat,
             fields: RefCell::new(elements.into_boxed_slice()),
             born: Born::new(words as u32),
@@ -74,6 +76,7 @@ fn gather(m: &mut Machine<'_>, parts: &[(Rc<MutBlock>, usize, usize)]) -> Value 
     // caml_alloc_shr; doubles are still memcpy'd, values go through caml_initialize, which
     // puts each young block it stores into the remembered set.
     let block = Rc::new(MutBlock {
+        tag: 0,
         flat,
         fields: RefCell::new(vec![UNIT; size].into_boxed_slice()),
         born: Born::major(words),

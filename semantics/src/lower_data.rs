@@ -145,6 +145,7 @@ fn select_by_table(m: &mut Machine<'_>, arms: &[ArmCode], v: &Value) -> R<Option
     m.count(Counter::TableJump);
     let head = match v {
         Value::Block(b) => Some(Head::Block(b.tag)),
+        Value::Mut(b) => Some(Head::Block(b.tag)),
         Value::Cons(_) => Some(Head::Cons),
         _ => None,
     };

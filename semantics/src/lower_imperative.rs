@@ -143,8 +143,8 @@ impl Lower {
 
     fn imp(&self, node: ImpNode) -> Ev {
         let ImpNode { op, args, pos } = node;
-        if let ImpOp::Make { flat } = op {
-            return self.make(flat, args);
+        if let ImpOp::Make { flat, tag } = op {
+            return self.make(flat, tag, args);
         }
         let mut args: Vec<Operand> = args
             .into_vec()
@@ -165,7 +165,11 @@ impl Lower {
                 ev(move |m| {
                     let r = r.get(m)?;
                     m.count(Counter::TupleMatch);
-                    let v = block(&r).fields.borrow()[index as usize].clone();
+                    // An immutable inline record is its constructor's (immutable) block.
+                    let v = match &r {
+                        Value::Block(b) => b.fields[index as usize].clone(),
+                        r => block(r).fields.borrow()[index as usize].clone(),
+                    };
                     Ok(v)
                 })
             }
@@ -302,6 +306,7 @@ impl Lower {
                     let flat = n > 0 && matches!(x, Value::Float(_));
                     let fields = vec![x; n as usize].into_boxed_slice();
                     Ok(Value::Mut(Rc::new(MutBlock {
+                        tag: 0,
                         flat,
                         fields: RefCell::new(fields),
                         born,
@@ -312,19 +317,26 @@ impl Lower {
     }
 
     /// A record, reference or array literal: `TupleHead` + `TupleElem` per field, as
-    /// `Pmakeblock` and `Pmakearray` allocate inline.
-    fn make(&self, flat: bool, args: Box<[Code]>) -> Ev {
+    /// `Pmakeblock` and `Pmakearray` allocate inline; a constructor's mutable inline record
+    /// (`tag` given) is its constructor's block: `VariantHead` + `VariantElem` per field.
+    fn make(&self, flat: bool, tag: Option<u32>, args: Box<[Code]>) -> Ev {
         let (items, boxed) = self.fields(args);
         let words = 1 + items.len() as u32 + FLOAT_BOX_WORDS * boxed;
+        let (head, elem) = match tag {
+            None => (Counter::TupleHead, Counter::TupleElem),
+            Some(_) => (Counter::VariantHead, Counter::VariantElem),
+        };
+        let tag = tag.unwrap_or(0);
         ev(move |m| {
-            m.count(Counter::TupleHead);
-            m.count_n(Counter::TupleElem, items.len());
+            m.count(head);
+            m.count_n(elem, items.len());
             m.count_n(Counter::FloatBox, boxed as usize);
             let mut values = vec![UNIT; items.len()];
             for (i, c) in items.iter().enumerate().rev() {
                 values[i] = c.get(m)?;
             }
             Ok(Value::Mut(Rc::new(MutBlock {
+                tag,
                 flat,
                 fields: RefCell::new(values.into_boxed_slice()),
                 born: Born::new(words),

@@ -202,6 +202,14 @@ impl Machine<'_> {
                     .iter()
                     .zip(b.fields.iter())
                     .all(|(p, f)| self.matches_field(p, f)),
+                // A constructor's mutable inline record.
+                Value::Mut(b) if b.tag == *tag => {
+                    b.touch_fields();
+                    let fields = b.fields.borrow();
+                    ps.iter()
+                        .zip(fields.iter())
+                        .all(|(p, f)| self.matches_field(p, f))
+                }
                 _ => false,
             },
             Pat::Exn(id, ps) => match v {

@@ -314,6 +314,12 @@ impl Parser<'_> {
 
     /// The fields of `type t = { mutable a : int; b : t list }` (the `{` is the current token).
     pub(crate) fn record_decl(&mut self) -> PResult<TypeDeclBody> {
+        Ok(TypeDeclBody::Record(self.field_decls()?))
+    }
+
+    /// `{ mutable a : int; b : t list }`, a record's or an inline record's fields (the `{` is
+    /// the current token).
+    pub(crate) fn field_decls(&mut self) -> PResult<Vec<FieldDecl>> {
         self.expect_op("{")?;
         let mut fields = Vec::new();
         while !self.is_op("}") {
@@ -334,6 +340,6 @@ impl Parser<'_> {
             }
         }
         self.expect_op("}")?;
-        Ok(TypeDeclBody::Record(fields))
+        Ok(fields)
     }
 }

@@ -120,7 +120,14 @@ impl Parser<'_> {
         let mut args = Vec::new();
         if self.eat_kw(Kw::Of) {
             if self.is_op("{") {
-                return self.unsupported(self.pos(), "inline records");
+                let fields = self.field_decls()?;
+                let args = fields.iter().map(|f| f.ty.clone()).collect();
+                return Ok(ConstrDecl {
+                    name,
+                    args,
+                    inline_record: Some(fields),
+                    pos,
+                });
             }
             args.push(self.app_type()?);
             while self.eat_op("*") {
@@ -132,7 +139,12 @@ impl Parser<'_> {
         } else if self.is_op(":") {
             return self.unsupported(pos, "GADT constructors");
         }
-        Ok(ConstrDecl { name, args, pos })
+        Ok(ConstrDecl {
+            name,
+            args,
+            inline_record: None,
+            pos,
+        })
     }
 
     // ----- type expressions -----

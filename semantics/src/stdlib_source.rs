@@ -55,7 +55,11 @@ pub(crate) const MODULES: &[(&str, &str)] = &[
 /// record `Buffer.t`), read as a structure, `module Stack = struct … end` before the program,
 /// so that their names are qualified as a program's own module's are (see
 /// [`crate::user_module`]); their code is the Stdlib's, inlined by its threshold.
-pub(crate) const STRUCTURES: &[(&str, &str)] = &[("Stack", "stack.ml"), ("Buffer", "buffer.ml")];
+pub(crate) const STRUCTURES: &[(&str, &str)] = &[
+    ("Stack", "stack.ml"),
+    ("Buffer", "buffer.ml"),
+    ("Queue", "queue.ml"),
+];
 
 /// Whether `module` is one of the [`STRUCTURES`].
 pub(crate) fn is_structure(module: &str) -> bool {
@@ -181,9 +185,9 @@ fn phrases(toks: &[Token], structure: bool) -> Vec<Phrase> {
             break;
         }
         // `and` continues a `let rec`; `|` a `match` whose arms start in the first column
-        // (option.ml's `equal`).
-        let continues =
-            matches!(t.tok, Tok::Kw(Kw::And)) || matches!(&t.tok, Tok::Op(o) if o == "|");
+        // (option.ml's `equal`); `}` a record type's declaration (queue.ml's `t`).
+        let continues = matches!(t.tok, Tok::Kw(Kw::And))
+            || matches!(&t.tok, Tok::Op(o) if o == "|" || o == "}");
         // buffer.ml indents its `add_utf_*_uchar` by one column, after a blank line.
         let indented_phrase = t.pos.col == 2
             && matches!(t.tok, Tok::Kw(Kw::Let))

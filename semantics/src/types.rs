@@ -60,6 +60,8 @@ pub(crate) struct CtorInfo {
     pub tag: u32,
     pub constant: bool,
     pub exception: bool,
+    /// `C of { … }`: the record type of its inline record, whose fields are `args`.
+    pub inline_record: Option<TyCon>,
 }
 
 /// How the compiler specialises a comparison, decided by the operand's type after inference

@@ -49,6 +49,9 @@ pub(crate) enum Value {
 #[derive(Debug)]
 pub(crate) struct MutBlock {
     pub flat: bool,
+    /// 0, but for a constructor's mutable inline record, whose block has the constructor's
+    /// tag.
+    pub tag: u32,
     pub fields: std::cell::RefCell<Box<[Value]>>,
     /// Dropping it records the block's age; reads record their cache distance (see `heap`).
     pub born: Born,
@@ -343,7 +346,7 @@ pub(crate) fn digest(root: &Value) -> String {
                     let xs: Vec<f64> = fields.iter().map(Value::float).collect();
                     d.float_array(&xs);
                 } else {
-                    d.block(0, fields.len() as u64);
+                    d.block(b.tag as u8, fields.len() as u64);
                     stack.extend(fields.iter().rev().cloned());
                 }
             }
@@ -410,7 +413,14 @@ fn shape(v: &Value) -> Option<(u32, usize)> {
         Value::Exn(e) => Some((0, 1 + e.args.len())),
         Value::Mut(b) => {
             let n = b.fields.borrow().len();
-            Some((if b.flat && n > 0 { DOUBLE_ARRAY_TAG } else { 0 }, n))
+            Some((
+                if b.flat && n > 0 {
+                    DOUBLE_ARRAY_TAG
+                } else {
+                    b.tag
+                },
+                n,
+            ))
         }
     }
 }

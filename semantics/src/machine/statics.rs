@@ -24,6 +24,7 @@ pub(super) fn materialize(v: &StaticValue) -> Value {
             }))
         }),
         StaticValue::Record { flat, fields } => Value::Mut(Rc::new(MutBlock {
+            tag: 0,
             flat: *flat,
             fields: std::cell::RefCell::new(fields.iter().map(materialize).collect()),
             born: Born::untracked(),
