@@ -9,6 +9,7 @@
 //! Declarations, type expressions and patterns are typed in [`crate::infer_decl`].
 
 use crate::ast::*;
+use crate::infer_decl::is_nonexpansive;
 use crate::prims;
 use crate::types::*;
 use std::collections::HashMap;
@@ -577,25 +578,4 @@ pub(crate) fn check_distinct(names: &[(String, Ty, Pos)]) -> TResult<()> {
         }
     }
     Ok(())
-}
-
-/// The value restriction: only syntactic values are generalised.
-fn is_nonexpansive(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Int(_)
-        | ExprKind::Float(_)
-        | ExprKind::Str(_)
-        | ExprKind::Char(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Unit => true,
-        ExprKind::Var(_) | ExprKind::Fun { .. } | ExprKind::Function(_) => true,
-        ExprKind::Constr(_, arg) => arg.as_deref().is_none_or(is_nonexpansive),
-        ExprKind::Tuple(items) | ExprKind::List(items) => items.iter().all(is_nonexpansive),
-        ExprKind::Cons(a, b) => is_nonexpansive(a) && is_nonexpansive(b),
-        ExprKind::Annot(inner, _) => is_nonexpansive(inner),
-        ExprKind::Let { bindings, body, .. } => {
-            bindings.iter().all(|b| is_nonexpansive(&b.expr)) && is_nonexpansive(body)
-        }
-        _ => false,
-    }
 }

@@ -404,3 +404,24 @@ fn type_mentions(te: &TypeExpr, name: &str) -> bool {
         TypeExprKind::Tuple(ts) => ts.iter().any(|t| type_mentions(t, name)),
     }
 }
+
+/// The value restriction: only syntactic values are generalised.
+pub(crate) fn is_nonexpansive(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Char(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Unit => true,
+        ExprKind::Var(_) | ExprKind::Fun { .. } | ExprKind::Function(_) => true,
+        ExprKind::Constr(_, arg) => arg.as_deref().is_none_or(is_nonexpansive),
+        ExprKind::Tuple(items) | ExprKind::List(items) => items.iter().all(is_nonexpansive),
+        ExprKind::Cons(a, b) => is_nonexpansive(a) && is_nonexpansive(b),
+        ExprKind::Annot(inner, _) => is_nonexpansive(inner),
+        ExprKind::Let { bindings, body, .. } => {
+            bindings.iter().all(|b| is_nonexpansive(&b.expr)) && is_nonexpansive(body)
+        }
+        _ => false,
+    }
+}

@@ -304,6 +304,7 @@ mod compile_inline_record;
 mod compile_pat;
 mod error;
 mod exhaustive;
+mod expr_shapes;
 mod float_call;
 mod frame;
 mod fv;
