@@ -274,8 +274,10 @@
 //!
 //! ## Layout
 //! `lexer` → `parser` (+ `parser_expr`, `parser_types`, `parser_pat`, `parser_imperative`) →
-//! `tail` (tail-position tags) → `infer` (+ `infer_decl`, `infer_imperative`, `types`) →
-//! `static_handler` (local functions called once, then the tail tags again) → `compile` (+ `compile_app`, `compile_pat`, `compile_imperative`, `fv`: the AST to the IR) →
+//! `tail` (tail-position tags) → `infer` (+ `infer_decl`, `infer_imperative`,
+//! `infer_inline_record`, `types`) →
+//! `static_handler` (local functions called once, then the tail tags again) → `compile` (+ `compile_app`, `compile_pat`, `compile_imperative`,
+//! `compile_inline_record`, `expr_shapes`, `fv`: the AST to the IR) →
 //! `ir` → `lower` (+ `lower_data`, `lower_imperative`: the IR lowered to closures) run by
 //! `machine` (+ `machine_ops`, `value`), orchestrated by `program` on `worker` threads;
 //! `lower_string` the string and `bytes` primitives; `catalogue` is the list of constructs,

@@ -247,6 +247,12 @@ impl<'t> Parser<'t> {
             Some(alias) => alias.path.clone(),
             None => module,
         };
+        if crate::stdlib_source::is_structure(&module) {
+            return self.unsupported(
+                pos,
+                format!("opening `{module}` (Stack, Queue and Buffer are read only by their qualified names, `{module}.f`)"),
+            );
+        }
         if !crate::open_module::openable(&module) {
             return self.unsupported(
                 pos,

@@ -264,9 +264,16 @@ impl Parser<'_> {
     }
 
     fn unknown_module<T>(&self, pos: Pos, name: &str) -> PResult<T> {
+        if crate::stdlib_source::is_structure(name) {
+            // Which of their phrases a program needs is read off its `Queue.f` tokens.
+            return self.unsupported(
+                pos,
+                format!("module `{name}` other than by its qualified names (`{name}.f`, `{name}.C`: Stack, Queue and Buffer are read only so)"),
+            );
+        }
         self.unsupported(
             pos,
-            format!("module `{name}` (the subset knows the program's own modules and the Stdlib's List, Array, String, Bytes, Char, Int, Float, Option, Fun, Sys, Stack and Buffer)"),
+            format!("module `{name}` (the subset knows the program's own modules and the Stdlib's List, Array, String, Bytes, Char, Int, Float, Option, Fun, Sys, Stack, Queue and Buffer)"),
         )
     }
 

@@ -169,4 +169,10 @@ fn inline_records_are_refused_where_ocaml_refuses_them_or_this_tool_does_not_fol
         e.contains("unsupported: an exception with an inline record"),
         "{e}"
     );
+    // Queue's phrases are taken by the `Queue.f` the program writes.
+    let e = refusal("let input n = n\nlet run n = let open Queue in let q = create () in n");
+    assert!(
+        e.contains("opening `Queue`") && e.contains("qualified names"),
+        "{e}"
+    );
 }
