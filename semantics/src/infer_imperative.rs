@@ -146,9 +146,9 @@ impl Checker {
         Ok(self.record_field(c, field))
     }
 
-    /// The record type of `record`'s `field` as `field` (when `record`'s type is already known
-    /// to be a record type that has it, as OCaml's type-directed disambiguation picks it: the
-    /// only way to name an inline record's fields), or else as [`Self::field`].
+    /// The record type `record.field` reads: the one `record`'s type is already known to be,
+    /// when it has `field` (OCaml's type-directed disambiguation, the only way to reach an
+    /// inline record's fields), else the last one declaring `field` ([`Self::field`]).
     fn field_of(
         &mut self,
         record: &Expr,
