@@ -114,6 +114,36 @@ impl Checker {
         })
     }
 
+    /// Checks each `name = value` of a record expression against the field of `declared` it
+    /// names (once each), typed `tys`; returns the indices given. `owner` names the record
+    /// type in errors.
+    pub(crate) fn check_fields(
+        &mut self,
+        fields: &[(String, Expr)],
+        declared: &[FieldInfo],
+        tys: &[Ty],
+        owner: &str,
+    ) -> TResult<Vec<usize>> {
+        let mut seen = Vec::new();
+        for (name, value) in fields {
+            let Some(i) = declared.iter().position(|f| &f.name == name) else {
+                return err(
+                    value.pos,
+                    format!("the field {name} does not belong to {owner}"),
+                );
+            };
+            if seen.contains(&i) {
+                return err(
+                    value.pos,
+                    format!("the field {name} is defined several times"),
+                );
+            }
+            seen.push(i);
+            self.check(value, tys[i])?;
+        }
+        Ok(seen)
+    }
+
     /// Notes the kind of `'a` for a primitive whose code depends on it.
     pub(crate) fn note_prim_kind(&mut self, name: &str, ty: Ty, node: NodeId) {
         if !KIND_DIRECTED.contains(&name) {
@@ -208,40 +238,15 @@ impl Checker {
                 let (c, record, tys, _) = self.field(first, e.pos)?;
                 self.record_of.insert(e.id, c);
                 let declared = self.t.records[&c].fields.clone();
-                let mut seen = Vec::new();
-                for (name, value) in fields {
-                    let Some(i) = declared.iter().position(|f| &f.name == name) else {
-                        return err(
-                            value.pos,
-                            format!(
-                                "the field {name} does not belong to the record type of {first}"
-                            ),
-                        );
-                    };
-                    if seen.contains(&i) {
-                        return err(
-                            value.pos,
-                            format!("the field {name} is defined several times"),
-                        );
-                    }
-                    seen.push(i);
-                    self.check(value, tys[i])?;
-                }
+                let seen = self.check_fields(
+                    fields,
+                    &declared,
+                    &tys,
+                    &format!("the record type of {first}"),
+                )?;
                 match base {
                     Some(b) => self.check(b, record)?,
-                    None if seen.len() < declared.len() => {
-                        let missing: Vec<&str> = declared
-                            .iter()
-                            .enumerate()
-                            .filter(|(i, _)| !seen.contains(i))
-                            .map(|(_, f)| f.name.as_str())
-                            .collect();
-                        return err(
-                            e.pos,
-                            format!("some record fields are undefined: {}", missing.join(" ")),
-                        );
-                    }
-                    None => {}
+                    None => missing_fields(e.pos, &declared, &seen)?,
                 }
                 record
             }
@@ -341,4 +346,19 @@ impl Checker {
         names.extend(own);
         Ok(())
     }
+}
+
+/// The error for a record built without every field of `declared` (`seen`: the indices given).
+pub(crate) fn missing_fields(pos: Pos, declared: &[FieldInfo], seen: &[usize]) -> TResult<()> {
+    let missing: Vec<&str> = (0..declared.len())
+        .filter(|i| !seen.contains(i))
+        .map(|i| declared[i].name.as_str())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    err(
+        pos,
+        format!("some record fields are undefined: {}", missing.join(" ")),
+    )
 }

@@ -11,6 +11,7 @@
 
 use crate::ast::*;
 use crate::infer::{err, Checker, TResult};
+use crate::infer_imperative::missing_fields;
 use crate::types::*;
 
 impl Checker {
@@ -59,34 +60,13 @@ impl Checker {
         };
         self.record_of.insert(*id, record);
         let declared = self.t.records[&record].fields.clone();
-        let mut seen = Vec::new();
-        for (name, value) in fields {
-            let Some(i) = declared.iter().position(|f| &f.name == name) else {
-                return err(
-                    value.pos,
-                    format!("the field {name} does not belong to the inline record of {ctor}"),
-                );
-            };
-            if seen.contains(&i) {
-                return err(
-                    value.pos,
-                    format!("the field {name} is defined several times"),
-                );
-            }
-            seen.push(i);
-            self.check(value, field_tys[i])?;
-        }
-        if seen.len() < declared.len() {
-            let missing: Vec<&str> = (0..declared.len())
-                .filter(|i| !seen.contains(i))
-                .map(|i| declared[i].name.as_str())
-                .collect();
-            return err(
-                pos,
-                format!("some record fields are undefined: {}", missing.join(" ")),
-            );
-        }
-        Ok(())
+        let seen = self.check_fields(
+            fields,
+            &declared,
+            &field_tys,
+            &format!("the inline record of {ctor}"),
+        )?;
+        missing_fields(pos, &declared, &seen)
     }
 
     /// `C { f = p; … }` or `C x` against constructor `C` of type `result`: the record pattern is
