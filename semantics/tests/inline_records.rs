@@ -62,15 +62,7 @@ let run n =
 fn queue_and_own_inline_records_agree_with_native_code_on_results_and_words() {
     for (name, source) in [("queue.ml", QUEUE), ("own.ml", OWN)] {
         common::assert_agrees_with_native(name, source, &[0, 1, 2, 10, 1000]);
-        let program = semantics::Program::from_source(name, source).unwrap();
-        for size in [0, 10, 1000] {
-            let (minor, major) = common::native_words(source, size);
-            assert_eq!(
-                program.count(size as i64).unwrap().allocation.words,
-                minor + major,
-                "{name}: words at size {size}"
-            );
-        }
+        common::assert_words_agree(name, source, &[0, 10, 1000]);
     }
 }
 

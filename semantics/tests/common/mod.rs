@@ -155,6 +155,20 @@ pub fn assert_agrees_with_native(file_name: &str, source: &str, sizes: &[u64]) {
     }
 }
 
+/// Asserts that the interpreter's words per run of `source` equal the native runtime's
+/// (minor and direct-major) at each of `sizes`.
+pub fn assert_words_agree(name: &str, source: &str, sizes: &[u64]) {
+    let program = Program::from_source(name, source).unwrap_or_else(|e| panic!("{e}"));
+    for &size in sizes {
+        let (minor, major) = native_words(source, size);
+        assert_eq!(
+            program.count(size as i64).unwrap().allocation.words,
+            minor + major,
+            "{name}: words at size {size}"
+        );
+    }
+}
+
 /// The minor words and the words allocated directly major by one native `run` of `source`
 /// at `size` (Gc.counters around it, less the counters' own allocation).
 pub fn native_words(source: &str, size: u64) -> (u64, u64) {
