@@ -10,6 +10,8 @@ use crate::machine::{Machine, Unwind, R};
 use crate::value::*;
 use std::rc::Rc;
 
+mod list_match;
+
 /// A compiled arm of a `match` or `try`.
 struct ArmCode {
     pat: Pat,
@@ -433,6 +435,11 @@ impl Lower {
         let table = jumps_through_a_table(&arms);
         let arms = self.arms(arms, tail);
         let site = self.resolving_site(if table { resolve } else { 0 });
+        if !table && handlers.is_empty() {
+            if let Some(list) = list_match::ListMatch::of(&arms, last_untested) {
+                return list.lower(self.operand(scrutinee), arms, last_untested, pos);
+            }
+        }
         let run_arms = move |m: &mut Machine<'_>, v: Value| {
             let chosen = if table {
                 select_by_table(m, &arms, &v)?
