@@ -41,8 +41,9 @@
 //! The cache is the machine's level-2 data cache, read once from sysfs
 //! (`MLCOST_CACHE_BYTES` overrides it, for counting for another machine and for tests that
 //! must not depend on this one); the last-level cache, for streams, its level 3
-//! (`MLCOST_LAST_LEVEL_CACHE_BYTES`), and the share of it for scattered reads a sixteenth of
-//! that (`MLCOST_LAST_LEVEL_SHARE_BYTES`).
+//! (`MLCOST_LAST_LEVEL_CACHE_BYTES`), and the share of it for scattered reads one hardware
+//! thread's part, by the threads the processor says share it ([`last_level_sharers`];
+//! `MLCOST_LAST_LEVEL_SHARE_BYTES`).
 
 use crate::reuse::{Capacities, ReuseHistogram};
 use serde::{Deserialize, Serialize};
@@ -366,10 +367,11 @@ pub fn last_level_words() -> u64 {
 }
 
 /// The share of the last level a run's scattered reads keep, in words:
-/// `MLCOST_LAST_LEVEL_SHARE_BYTES`, else a sixteenth of [`last_level_words`] — one hardware
-/// thread's part of a level 3 shared by eight cores of two threads, as on the AMD host, whose
-/// search tree of 0.8 MB missed the level 2 at about 18 ns a node and one of 3.8 MB at about
-/// 72 (the level 3's latency, then the memory's). Never less than [`cache_words`].
+/// `MLCOST_LAST_LEVEL_SHARE_BYTES`, else one hardware thread's part of [`last_level_words`]
+/// ([`last_level_sharers`]). On the AMD host (a level 3 of 32 MiB shared by eight cores of two
+/// threads: 2 MiB) a search tree of 0.8 MB missed the level 2 at about 18 ns a node and one of
+/// 3.8 MB at about 72 (the level 3's latency, then the memory's). Never less than
+/// [`cache_words`].
 pub fn shared_level_words() -> u64 {
     static WORDS: OnceLock<u64> = OnceLock::new();
     *WORDS.get_or_init(|| {
@@ -377,13 +379,52 @@ pub fn shared_level_words() -> u64 {
             .ok()
             .and_then(|v| parse_size(&v))
             .map(|bytes| bytes / WORD_BYTES)
-            .unwrap_or(last_level_words() / LAST_LEVEL_SHARERS)
+            .unwrap_or(last_level_words() / last_level_sharers())
             .max(cache_words())
     })
 }
 
-/// Hardware threads that share a level 3, for [`shared_level_words`].
+/// Hardware threads that share the last level, as the processor says (CPUID's deterministic
+/// cache parameters: leaf 4 on Intel, 0x8000_001D on AMD, the last level's "maximum number of
+/// logical processors sharing this cache"), else [`LAST_LEVEL_SHARERS`]. A constant sixteen
+/// (the AMD host's eight cores of two threads) gave the Intel host, a virtual machine whose
+/// processor reports a level 3 of 260 MiB shared by 2, a share of 16 MiB that its training
+/// trees of a few MB reached only in a handful of reads: `MemoryLoad` took an arbitrary price
+/// from them (9.4 µs, interval [0, 1.3 ms], run D1) that the controls' trees then paid 2–3
+/// times over. By the processor's count the share is 130 MiB, which nothing here reaches.
+pub fn last_level_sharers() -> u64 {
+    static SHARERS: OnceLock<u64> = OnceLock::new();
+    *SHARERS.get_or_init(|| processor_last_level_sharers().unwrap_or(LAST_LEVEL_SHARERS))
+}
+
+/// Hardware threads that share a level 3 when the processor does not say.
 const LAST_LEVEL_SHARERS: u64 = 16;
+
+#[cfg(target_arch = "x86_64")]
+fn processor_last_level_sharers() -> Option<u64> {
+    use std::arch::x86_64::{__cpuid, __cpuid_count, CpuidResult};
+    let vendor = __cpuid(0);
+    let name: Vec<u8> = [vendor.ebx, vendor.edx, vendor.ecx]
+        .iter()
+        .flat_map(|r| r.to_le_bytes())
+        .collect();
+    let leaf = match &name[..] {
+        b"GenuineIntel" if vendor.eax >= 4 => 4,
+        b"AuthenticAMD" | b"HygonGenuine" if __cpuid(0x8000_0000).eax >= 0x8000_001D => 0x8000_001D,
+        _ => return None,
+    };
+    // Subleaves list the caches until one of type 0; the last level is the highest.
+    let last = (0..16)
+        .map(|subleaf| __cpuid_count(leaf, subleaf))
+        .take_while(|r: &CpuidResult| r.eax & 0x1f != 0)
+        .max_by_key(|r| (r.eax >> 5) & 0x7)?;
+    Some(u64::from((last.eax >> 14) & 0xfff) + 1)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn processor_last_level_sharers() -> Option<u64> {
+    None
+}
 
 /// A cache's size in words: the variable `overriding` if set, else sysfs's `level`, else
 /// `fallback` bytes.

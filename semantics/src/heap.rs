@@ -8,7 +8,7 @@
 //! number of words a minor collection promotes follows for any minor-heap size H: collections
 //! happen every H words of allocation at a phase the program does not control, so a block of
 //! `w` words that lives `a` words is alive at a collection with probability `min(a, H) / H`,
-//! and promoted words per run = `Σ w · min(a, H) / H` (see [`Allocation::promoted_words`]).
+//! and promoted words per run = `Σ w · min(a, H) / H` (see [`crate::allocation::Allocation::promoted_words`]).
 //!
 //! The clock is thread-local (a `Drop` has no access to the machine) and counts only during a
 //! run: blocks built by `input` or top-level definitions are old data, promoted long before any
@@ -22,9 +22,9 @@
 //! environments are shared between the functions of a group), so they count as allocated but
 //! never promoted.
 
-use crate::cache::{Touched, Touches};
+use crate::allocation::{Allocation, LifetimeBucket};
+use crate::cache::Touched;
 use crate::lower::FLOAT_BOX_WORDS;
-use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 
 /// Number of age buckets: bucket `k` holds ages in `[2^(k-1), 2^k)` (bucket 0: age 0).
@@ -43,6 +43,9 @@ struct Clock {
     /// Set while a store releases the value it overwrote: that value left the major block's
     /// field before any collection saw it there, so it dies by its own age.
     overwriting: Cell<bool>,
+    /// The field (its address) a store is overwriting while it releases the old value, 0
+    /// otherwise: blocks anchored through it die by their own age ([`Born::anchor`]).
+    overwritten_field: Cell<u64>,
     /// Birth of the float box allocated last, not yet recorded ([`NO_BOX`] if none): it dies
     /// at the next allocation unless a cons cell takes it ([`Born::new_holding_box`]).
     open_box: Cell<u64>,
@@ -59,6 +62,7 @@ impl Clock {
             frame_words: Cell::new(0),
             remembered_words: Cell::new(0),
             overwriting: Cell::new(false),
+            overwritten_field: Cell::new(0),
             open_box: Cell::new(0),
             ages: RefCell::new(Vec::new()),
         }
@@ -91,9 +95,34 @@ pub(crate) fn closure_code_words(arity: u32) -> u32 {
 }
 
 /// Birth stamp of a block: allocation clock at birth (bits 16 to 62), size in words (low 16)
-/// and the remembered flag (bit 63, see [`crate::remembered`]); and its cache stamp.
+/// and the remembered flag (bit 63, see [`crate::remembered`]); its cache stamp; and its
+/// anchor.
 #[derive(Debug)]
-pub(crate) struct Born(Cell<u64>, Touched);
+pub(crate) struct Born(Cell<u64>, Touched, Anchor);
+
+/// Where a block's promotion window opens when that is before its birth: a store put it into
+/// a field of an older young block, and a collection that finds that block alive in between
+/// leaves it in the major heap, so the store goes through the remembered set and the next
+/// collection promotes the value whatever its own age (see [`crate::remembered`]).
+#[derive(Debug)]
+struct Anchor {
+    /// The clock the window opens at ([`NO_ANCHOR`]: at the block's birth).
+    at: Cell<u64>,
+    /// The field that store wrote (its address): overwriting that field takes the value out,
+    /// and if it dies then it dies by its own age.
+    field: Cell<u64>,
+}
+
+const NO_ANCHOR: u64 = u64::MAX;
+
+impl Anchor {
+    const fn none() -> Anchor {
+        Anchor {
+            at: Cell::new(NO_ANCHOR),
+            field: Cell::new(0),
+        }
+    }
+}
 
 const UNTRACKED: u64 = u64::MAX;
 /// A block the run allocated directly in the major heap: never aged, and young values stored
@@ -111,7 +140,7 @@ impl Born {
         let touched = Touched::allocated(words);
         CLOCK.with(|clock| {
             if !clock.tracking.get() {
-                return Born(Cell::new(UNTRACKED), touched);
+                return Born(Cell::new(UNTRACKED), touched, Anchor::none());
             }
             close_box(clock);
             let birth = clock.words.get();
@@ -120,6 +149,7 @@ impl Born {
             Born(
                 Cell::new(birth << SIZE_BITS | u64::from(words.min((1 << SIZE_BITS) - 1))),
                 touched,
+                Anchor::none(),
             )
         })
     }
@@ -148,7 +178,11 @@ impl Born {
 
     /// Static data and values built outside a run.
     pub(crate) const fn untracked() -> Born {
-        Born(Cell::new(UNTRACKED), Touched::for_static_data())
+        Born(
+            Cell::new(UNTRACKED),
+            Touched::for_static_data(),
+            Anchor::none(),
+        )
     }
 
     /// A block of `words` words (header included) allocated directly in the major heap:
@@ -162,6 +196,7 @@ impl Born {
         Born(
             Cell::new(MAJOR),
             Touched::allocated(words.min(u64::from(u32::MAX)) as u32),
+            Anchor::none(),
         )
     }
 
@@ -204,15 +239,47 @@ impl Born {
             self.0.set(stamp & !REMEMBERED);
         }
     }
+
+    /// Where the block's promotion window opens: its anchor, or its birth; `None` for a block
+    /// no collection of the run promotes (old data, or allocated directly in the major heap).
+    #[inline]
+    pub(crate) fn window_start(&self) -> Option<u64> {
+        let stamp = self.0.get();
+        (stamp < MAJOR).then(|| ((stamp & !REMEMBERED) >> SIZE_BITS).min(self.2.at.get()))
+    }
+
+    /// Opens the block's promotion window at `at`, through a store into `field`, when that is
+    /// earlier than it opens now; false otherwise (then what the block reaches opens no later
+    /// either, unless stored since).
+    pub(crate) fn anchor(&self, at: u64, field: u64) -> bool {
+        match self.window_start() {
+            Some(start) if at < start => {
+                self.2.at.set(at);
+                self.2.field.set(field);
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
-/// Releases `old`, a value a store has just overwritten: blocks that die with it die by their
-/// own age, remembered or not (the overwrite took them out of the major block's field).
-pub(crate) fn release_overwritten(old: crate::value::Value) {
+/// Releases `old`, a value a store has just overwritten in `field` (its address) of a block of
+/// the major heap when `in_major`: blocks that die with it die by their own age, remembered or
+/// not (the overwrite took them out of the major block's field), and so do those anchored
+/// through that field ([`Born::anchor`]).
+pub(crate) fn release_overwritten(old: crate::value::Value, field: u64, in_major: bool) {
+    if old.born().is_none() {
+        old.release();
+        return;
+    }
     CLOCK.with(|clock| {
-        let outer = clock.overwriting.replace(true);
+        let outer = clock
+            .overwriting
+            .replace(in_major || clock.overwriting.get());
+        let outer_field = clock.overwritten_field.replace(field);
         old.release();
         clock.overwriting.set(outer);
+        clock.overwritten_field.set(outer_field);
     });
 }
 
@@ -305,7 +372,14 @@ impl Drop for Born {
                     .remembered_words
                     .set(clock.remembered_words.get() + words);
             } else {
-                record(clock, words, clock.words.get() - birth);
+                let anchor = self.2.at.get();
+                let start = if anchor < birth && self.2.field.get() != clock.overwritten_field.get()
+                {
+                    anchor
+                } else {
+                    birth
+                };
+                record(clock, words, clock.words.get() - start);
             }
         });
     }
@@ -369,170 +443,9 @@ struct AgeBucket {
     word_age: u64,
 }
 
-/// Words of the blocks whose age at death is at most `max_age` (and above the previous
-/// bucket's), and the sum of words × age over them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LifetimeBucket {
-    pub max_age: u64,
-    pub words: u64,
-    pub word_age: u64,
-}
-
-/// What one run allocates.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Allocation {
-    /// Words allocated on the heap per run, headers included: the runtime's minor words plus
-    /// the words allocated directly in the major heap (arrays longer than
-    /// `Max_young_wosize`), which the runtime counts as major words without promotion.
-    pub words: u64,
-    /// The part of `words` allocated directly in the major heap.
-    #[serde(default)]
-    pub direct_major_words: u64,
-    /// Σ over the words allocated in the minor heap of the native frames live when each was
-    /// allocated: see [`Allocation::scanned_frames`].
-    #[serde(default)]
-    pub frame_words: u64,
-    /// Words of the blocks still in a major block's field when they died (stored there by
-    /// `caml_modify`, so in the remembered set): promoted whole by the next minor collection,
-    /// whatever their age. They are not in `lifetimes`.
-    #[serde(default)]
-    pub remembered_words: u64,
-    /// How long the other allocated words lived, by age in words allocated (power-of-two
-    /// buckets).
-    pub lifetimes: Vec<LifetimeBucket>,
-    /// The run's reads of blocks the cache may no longer hold.
-    #[serde(default)]
-    pub touches: Touches,
-}
-
-/// The minor heap's size in words as the runtime of a native binary run from this environment
-/// sets it: OCAMLRUNPARAM's (or CAMLRUNPARAM's) `s=` (a number of words, with an optional
-/// `k`, `M` or `G` multiplier of 1024, 1024², 1024³), else OCaml 4's default of 256 Ki words.
-pub fn minor_heap_words() -> u64 {
-    ["OCAMLRUNPARAM", "CAMLRUNPARAM"]
-        .iter()
-        .find_map(|var| std::env::var(var).ok())
-        .and_then(|params| {
-            params
-                .split(',')
-                .find_map(|p| p.strip_prefix("s="))
-                .and_then(parse_runtime_size)
-        })
-        .unwrap_or(DEFAULT_MINOR_HEAP_WORDS)
-}
-
-/// OCaml 4's `Minor_heap_def`.
-const DEFAULT_MINOR_HEAP_WORDS: u64 = 256 * 1024;
-
-/// A size in the runtime parameters' notation: `262144`, `256k`, `1M`, `1G`.
-fn parse_runtime_size(text: &str) -> Option<u64> {
-    let (digits, multiplier) = match text.chars().last()? {
-        'k' => (&text[..text.len() - 1], 1 << 10),
-        'M' => (&text[..text.len() - 1], 1 << 20),
-        'G' => (&text[..text.len() - 1], 1 << 30),
-        _ => (text, 1),
-    };
-    digits
-        .parse::<u64>()
-        .ok()
-        .map(|n| n * multiplier)
-        .filter(|&n| n > 0)
-}
-
-impl Allocation {
-    /// The memory a run works in, in words: the part of its input it reads, the minor heap
-    /// its allocations cycle through (at most the heap), and what it puts in the major heap
-    /// (promoted and allocated there directly). Past the cache that [`crate::cache`] models,
-    /// only the prefetcher's streaming of sequential blocks is modelled, so a point working in
-    /// more is flagged in validation rather than counted as model error silently.
-    pub fn working_set_words(&self, minor_heap_words: u64) -> f64 {
-        let minor = self.words.saturating_sub(self.direct_major_words);
-        self.touches.first_read_words as f64
-            + minor.min(minor_heap_words) as f64
-            + self.promoted_words(minor_heap_words)
-            + self.direct_major_words as f64
-    }
-
-    /// Expected words promoted per run by a minor heap of `minor_heap_words`: the
-    /// promotion of [`Allocation::promoted_words_at`] at the run's mean interval between
-    /// collections ([`Allocation::collection_interval_words`]), which is shorter than the heap.
-    pub fn promoted_words(&self, minor_heap_words: u64) -> f64 {
-        self.promoted_words_at(self.collection_interval_words(minor_heap_words))
-    }
-
-    /// Expected words promoted per run by minor collections every `interval` words allocated
-    /// in the minor heap: `Σ w · min(a, I) / I`, plus the remembered words. Exact when I is a
-    /// power of two (bucket bounds fall on it); otherwise the bucket that straddles I counts on
-    /// the side of its mean age.
-    pub fn promoted_words_at(&self, interval: f64) -> f64 {
-        let interval = interval.max(1.0);
-        self.remembered_words as f64
-            + self
-                .lifetimes
-                .iter()
-                .map(|b| {
-                    let mean_age = b.word_age as f64 / b.words.max(1) as f64;
-                    if (b.max_age as f64) < interval || mean_age < interval {
-                        b.word_age as f64 / interval
-                    } else {
-                        b.words as f64
-                    }
-                })
-                .sum::<f64>()
-    }
-
-    /// Words allocated in the minor heap between two minor collections, on average, for a
-    /// minor heap of H words: fewer than H, because a major cycle starts only on an empty
-    /// minor heap. When the major collector finishes a cycle it requests a minor collection
-    /// wherever the minor heap stands (OCaml 4.13, `caml_request_minor_gc` at the end of the
-    /// sweep), which cuts one filling short by half a heap on average; so collections per run
-    /// are `W/H + cycles/2`, W the words the run allocates in the minor heap. A major slice runs
-    /// at each minor collection and after every H words allocated in the major heap, and a
-    /// cycle takes [`SLICES_PER_MAJOR_CYCLE`] of them, so cycles per run are
-    /// `(W + major words) / (3 H)` (major words: allocated directly, and promoted at H).
-    pub fn collection_interval_words(&self, minor_heap_words: u64) -> f64 {
-        let heap = minor_heap_words.max(1) as f64;
-        let minor = self.words.saturating_sub(self.direct_major_words) as f64;
-        if minor == 0.0 {
-            return heap;
-        }
-        let major = self.direct_major_words as f64 + self.promoted_words_at(heap);
-        let cycles = (minor + major) / (SLICES_PER_MAJOR_CYCLE * heap);
-        minor / (minor / heap + cycles / 2.0)
-    }
-
-    /// Expected stack frames the minor collections of one run walk, for a minor heap of
-    /// `minor_heap_words`: a collection falls on each allocated word with probability 1/I (I
-    /// the interval between collections, [`Allocation::collection_interval_words`]) and scans
-    /// every frame live then (OCaml 4 walks the whole stack at each minor collection, looking
-    /// each return address up in the frame table), so the expectation is `frame_words / I`.
-    /// Deep non-tail recursion that allocates (`List.map`, `append`) pays it once per frame per
-    /// collection.
-    pub fn scanned_frames(&self, minor_heap_words: u64) -> f64 {
-        self.frame_words as f64 / self.collection_interval_words(minor_heap_words)
-    }
-}
-
-/// Major slices per major cycle in the measured runs: regressing the controls' measured words
-/// per cycle (promoted and allocated directly, over cycles per run; run A33, 72 points) on the
-/// major words allocated between two slices gives 2.93 slices a cycle, and the live words
-/// hardly matter (0.013 a word): every visit starts from a compacted heap, so its cycles stay
-/// short.
-const SLICES_PER_MAJOR_CYCLE: f64 = 3.0;
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn runtime_sizes_parse_as_the_runtime_reads_them() {
-        assert_eq!(parse_runtime_size("262144"), Some(262_144));
-        assert_eq!(parse_runtime_size("256k"), Some(262_144));
-        assert_eq!(parse_runtime_size("2M"), Some(2 << 20));
-        assert_eq!(parse_runtime_size("1G"), Some(1 << 30));
-        assert_eq!(parse_runtime_size("big"), None);
-        assert_eq!(parse_runtime_size("0"), None);
-    }
 
     #[test]
     fn promotion_follows_lifetimes() {
@@ -558,57 +471,6 @@ mod tests {
         let small = allocation.promoted_words_at(512.0);
         let expected = (3 * 165 + 100 * 10 * 10) as f64 / 512.0 + 5.0;
         assert!((small - expected).abs() < 1e-9, "{small} vs {expected}");
-    }
-
-    #[test]
-    fn major_cycles_shorten_the_interval_between_collections() {
-        // 3 H words of garbage in the minor heap, nothing promoted, 3 H words allocated
-        // directly: 6 H words over 3 slices a cycle is 2 cycles a run, each cutting a filling
-        // short by half a heap, so 3 + 1 collections for 3 H words: one every 3/4 H.
-        let h: u64 = 1 << 10;
-        let allocation = Allocation {
-            words: 6 * h,
-            direct_major_words: 3 * h,
-            lifetimes: vec![LifetimeBucket {
-                max_age: 0,
-                words: 3 * h,
-                word_age: 0,
-            }],
-            ..Allocation::default()
-        };
-        let interval = allocation.collection_interval_words(h);
-        assert!((interval - 0.75 * h as f64).abs() < 1e-9, "{interval}");
-        // Frames are walked at that interval too.
-        let frames = Allocation {
-            frame_words: 3 * h,
-            ..allocation.clone()
-        };
-        assert!((frames.scanned_frames(h) - 4.0).abs() < 1e-9);
-        // A run that allocates nothing in the minor heap never collects it early.
-        let only_major = Allocation {
-            words: 5,
-            direct_major_words: 5,
-            ..Allocation::default()
-        };
-        assert_eq!(only_major.collection_interval_words(h), h as f64);
-        // Survivors at the shorter interval: a block of 100 words aged H/2 is promoted with
-        // probability (H/2) / (3H/4) = 2/3, not 1/2.
-        let survivor = Allocation {
-            words: 6 * h + 100,
-            lifetimes: vec![LifetimeBucket {
-                max_age: h - 1,
-                words: 100,
-                word_age: 100 * h / 2,
-            }],
-            ..allocation
-        };
-        let promoted = survivor.promoted_words(h);
-        let interval = survivor.collection_interval_words(h);
-        assert!((promoted - 100.0 * (h / 2) as f64 / interval).abs() < 1e-9);
-        assert!(
-            interval < 0.76 * h as f64 && promoted > 60.0,
-            "{interval} {promoted}"
-        );
     }
 
     #[test]

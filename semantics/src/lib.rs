@@ -286,6 +286,7 @@
 //! the installed compiler's own `list.ml`, `array.ml`, `string.ml`, … (`stdlib_link` follows
 //! their aliases and externals).
 
+mod allocation;
 pub mod allocator;
 mod ast;
 mod boxing;
@@ -360,10 +361,10 @@ mod user_module;
 mod value;
 mod worker;
 
+pub use allocation::{minor_heap_words, Allocation, LifetimeBucket};
 pub use ast::Pos;
 pub use by_function::{FunctionCounts, OUTSIDE};
 pub use cache::Touches;
 pub use catalogue::{catalogue, catalogue_fingerprint, construct, Construct};
 pub use error::SemanticsError;
-pub use heap::{minor_heap_words, Allocation, LifetimeBucket};
 pub use program::{CountResult, Program};

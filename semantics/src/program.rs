@@ -1,10 +1,11 @@
 //! Loading a program (parse, type, tag tail calls, compile) and counting one run of it.
 
+use crate::allocation::{self, Allocation};
 use crate::ast::{Item, Pos};
 use crate::by_function::FunctionCounts;
 use crate::catalogue::{catalogue, Counter};
 use crate::error::SemanticsError;
-use crate::heap::{self, Allocation};
+use crate::heap;
 use crate::infer::{Checker, Typing};
 use crate::ir::{Compiled, Slot};
 use crate::lower::Executable;
@@ -145,7 +146,7 @@ impl Program {
                 allocation.touches.shared_far_reads.round() as u64;
             m.counts[Counter::FarStreamWord as usize] =
                 allocation.touches.streamed_words().round() as u64;
-            let heap_words = heap::minor_heap_words();
+            let heap_words = allocation::minor_heap_words();
             m.counts[Counter::PromotedWord as usize] =
                 allocation.promoted_words(heap_words).round() as u64;
             m.counts[Counter::ScannedFrame as usize] =

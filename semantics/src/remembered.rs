@@ -10,14 +10,22 @@
 //!
 //! The interpreter marks such a value, and the young blocks it reaches, remembered at the
 //! store; a remembered block that dies is counted promoted whole (see
-//! [`crate::heap::Allocation::remembered_words`]); the value a store overwrites loses its mark
-//! and, if it dies there, dies by its own age. The major blocks followed are the arrays the run
-//! allocates directly major ([`crate::heap::Born::is_major_of_run`]). Two kinds are not:
-//! - data that outlives the run (`input`'s, which the driver compacts into the major heap, and
-//!   top-level values): a value stored there stays in the field past the end of the run, until
-//!   the next run overwrites it, a time this one run does not show;
-//! - a block the run built and a minor collection has since promoted: when that happened is a
-//!   matter of phase.
+//! [`crate::allocation::Allocation::remembered_words`]); the value a store overwrites loses its
+//! mark and, if it dies there, dies by its own age. The major blocks followed are the arrays
+//! the run allocates directly major ([`crate::heap::Born::is_major_of_run`]). Not followed:
+//! data that outlives the run (`input`'s, which the driver compacts into the major heap, and
+//! top-level values): a value stored there stays in the field past the end of the run, until
+//! the next run overwrites it, a time this one run does not show.
+//!
+//! A block the run built in the minor heap is major from the first collection that finds it
+//! alive, a matter of phase; a value stored into it after that goes through the remembered set
+//! too. So a young value stored into an older young block is promoted if a collection falls
+//! anywhere between the container's birth and the value's death: the store opens the value's
+//! promotion window at the container's own window ([`crate::heap::Born::anchor`]), and what the
+//! value reaches with it. This is why a `Queue` promotes the cells pushed after a collection
+//! (each hangs from the previous one, which the collection promoted), popped or not, and a
+//! `Stack` the cells still pushed when its run ends. Overwriting that field before the value
+//! dies takes it out again: it then dies by its own age.
 
 use crate::value::{MutBlock, Value};
 
@@ -26,9 +34,15 @@ use crate::value::{MutBlock, Value};
 pub(crate) fn store(block: &MutBlock, index: usize, new: Value) {
     // A young block already remembered is traced by the collection from the remembered set,
     // so what goes into it now is promoted with it.
+    let field = block.fields.borrow().as_ptr().wrapping_add(index) as u64;
     if !(block.born.is_major_of_run() || block.born.is_remembered()) {
+        if new.born().is_some() {
+            if let Some(start) = block.born.window_start() {
+                anchor(&new, start, field);
+            }
+        }
         let old = std::mem::replace(&mut block.fields.borrow_mut()[index], new);
-        old.release();
+        crate::heap::release_overwritten(old, field, false);
         return;
     }
     {
@@ -44,7 +58,7 @@ pub(crate) fn store(block: &MutBlock, index: usize, new: Value) {
     // (a major block stops it).
     remember(&new);
     let old = std::mem::replace(&mut block.fields.borrow_mut()[index], new);
-    crate::heap::release_overwritten(old);
+    crate::heap::release_overwritten(old, field, true);
 }
 
 /// Marks `value` and the young blocks it reaches, stopping at old blocks and at blocks already
@@ -88,6 +102,57 @@ fn remember(value: &Value) {
             }
             Value::Str(s) => {
                 s.born.remember();
+                return;
+            }
+            Value::Int(_) | Value::Float(_) | Value::Fun(_) => return,
+        }
+    }
+}
+
+/// Opens the promotion window of `value`, and of the young blocks it reaches, at `start`
+/// through `field` ([`crate::heap::Born::anchor`]), stopping at blocks whose window opens no
+/// later (what they reach was anchored with them, or is theirs to keep alive).
+fn anchor(value: &Value, start: u64, field: u64) {
+    let mut next = value;
+    loop {
+        match next {
+            Value::Cons(cell) => {
+                if !cell.born.anchor(start, field) {
+                    return;
+                }
+                anchor(&cell.head, start, field);
+                next = &cell.tail;
+            }
+            Value::Block(block) => {
+                if block.born.anchor(start, field) {
+                    block.fields.iter().for_each(|v| anchor(v, start, field));
+                }
+                return;
+            }
+            Value::Mut(block) => {
+                if block.born.anchor(start, field) {
+                    block
+                        .fields
+                        .borrow()
+                        .iter()
+                        .for_each(|v| anchor(v, start, field));
+                }
+                return;
+            }
+            Value::Partial(partial) => {
+                if partial.born.anchor(start, field) {
+                    partial.args.iter().for_each(|v| anchor(v, start, field));
+                }
+                return;
+            }
+            Value::Exn(exn) => {
+                if exn.born.anchor(start, field) {
+                    exn.args.iter().for_each(|v| anchor(v, start, field));
+                }
+                return;
+            }
+            Value::Str(s) => {
+                s.born.anchor(start, field);
                 return;
             }
             Value::Int(_) | Value::Float(_) | Value::Fun(_) => return,

@@ -234,11 +234,11 @@ let run n = build n []";
     assert_eq!(r.allocation.frame_words, 3 * 10);
     // Expected frames walked per run: frame-words over the words between collections. For 30
     // words and a heap of 15 those are 30 / (2 + cycles / 2): 2 collections, and half a one for
-    // each major cycle, a cycle every 3 slices, a slice every 15 words allocated (the 30, and
+    // each major cycle, a cycle every 5 slices, a slice every 15 words allocated (the 30, and
     // the p words promoted).
     let p = r.allocation.promoted_words_at(15.0);
     assert!(p > 0.0);
-    let interval = 30.0 / (2.0 + (30.0 + p) / 45.0 / 2.0);
+    let interval = 30.0 / (2.0 + (30.0 + p) / 75.0 / 2.0);
     assert!((r.allocation.collection_interval_words(15) - interval).abs() < 1e-9);
     assert!((r.allocation.scanned_frames(15) - 30.0 / interval).abs() < 1e-9);
     // A function that allocates has a frame of its own (the collector may be called from it),

@@ -1,6 +1,7 @@
 //! The remembered set: young blocks stored into an array the run allocated directly in the
-//! major heap are promoted by the next minor collection whatever their own life (hand-computed
-//! figures; ocamlopt 4.13 layouts: a cons cell 3 words, an array of n 1 + n).
+//! major heap are promoted by the next minor collection whatever their own life, and those
+//! stored into an older young block open their promotion window at that block's birth
+//! (hand-computed figures; ocamlopt 4.13 layouts: a cons cell 3 words, an array of n 1 + n).
 
 use semantics::Program;
 
@@ -84,9 +85,12 @@ let run n =
 }
 
 #[test]
-fn a_young_array_remembers_nothing() {
+fn a_young_array_remembers_nothing_but_anchors_what_it_holds() {
     // 10 elements: the array is young (11 words), no store goes through the remembered set;
-    // everything dies at the end of the run, when the clock reads 11 + 3n = 41.
+    // everything dies at the end of the run, when the clock reads 11 + 3n = 41. A collection
+    // anywhere after the array's birth would have left it major and each later store in the
+    // remembered set, so every cell's window opens at the array's birth: 41 words each, not
+    // its own age (30 - 3i for cell i, born at 11 + 3i).
     let source = "
 let input n = n
 let run n =
@@ -96,9 +100,48 @@ let run n =
     let a = allocation(source, 10);
     assert_eq!(a.remembered_words, 0);
     assert_eq!(a.direct_major_words, 0);
-    // The array: 11 words at age 41. Cell i, born at 11 + 3i: age 30 - 3i, so 30, 27, …, 3.
     let aged: u64 = a.lifetimes.iter().map(|b| b.word_age).sum();
-    assert_eq!(aged, 11 * 41 + 3 * 3 * 55);
+    assert_eq!(aged, 11 * 41 + 3 * 41 * 10);
+}
+
+#[test]
+fn a_queue_anchors_every_cell_at_its_own_birth() {
+    // `Queue.create` is a 4-word record, each `push` a 3-word cell hung from `q.last` and from
+    // the previous cell: once a collection has found the queue alive, every later cell goes
+    // through the remembered set. All die at the end of the run (clock 4 + 3n = 34 for n = 10)
+    // with their windows open since the queue's birth: 34 × 34 word-ages. By their own ages
+    // the cells would give 3 · (30 + 27 + … + 3) and the total 4 · 34 + 495 = 631.
+    let source = "
+let input n = n
+let run n =
+  let q = Queue.create () in
+  for i = 1 to n do Queue.push i q done;
+  Queue.length q";
+    let a = allocation(source, 10);
+    assert_eq!(a.words, 34);
+    assert_eq!(a.remembered_words, 0);
+    let aged: u64 = a.lifetimes.iter().map(|b| b.word_age).sum();
+    assert_eq!(aged, 34 * 34);
+    let interval = a.collection_interval_words(H);
+    assert!((a.promoted_words(H) - (34 * 34) as f64 / interval).abs() < 1e-9);
+}
+
+#[test]
+fn a_value_overwritten_in_a_young_field_dies_by_its_own_age() {
+    // The record (2 words) holds each `[i]` (3 words) until the next one replaces it: taken out
+    // of the field, the cell dies at its own age, 6. The last stays until the end of the run
+    // (clock 2 + 3n = 32 for n = 10) and its window opens at the record's birth: 32.
+    let source = "
+type box = { mutable v : int list }
+let input n = n
+let run n =
+  let b = { v = [] } in
+  for i = 1 to n do b.v <- [i] done;
+  List.length b.v";
+    let a = allocation(source, 10);
+    assert_eq!(a.words, 32);
+    let aged: u64 = a.lifetimes.iter().map(|b| b.word_age).sum();
+    assert_eq!(aged, 9 * 3 * 6 + 3 * 32 + 2 * 32);
 }
 
 #[test]
