@@ -8,7 +8,9 @@
 //! number of words a minor collection promotes follows for any minor-heap size H: collections
 //! happen every H words of allocation at a phase the program does not control, so a block of
 //! `w` words that lives `a` words is alive at a collection with probability `min(a, H) / H`,
-//! and promoted words per run = `Σ w · min(a, H) / H` (see [`crate::allocation::Allocation::promoted_words`]).
+//! and promoted words per run = `Σ w · min(a, H) / H` (see
+//! [`crate::allocation::Allocation::promoted_words`]). A store can open a block's window before
+//! its birth ([`Born::anchor`], [`crate::remembered`]).
 //!
 //! The clock is thread-local (a `Drop` has no access to the machine) and counts only during a
 //! run: blocks built by `input` or top-level definitions are old data, promoted long before any
