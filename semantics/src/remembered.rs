@@ -62,97 +62,63 @@ pub(crate) fn store(block: &MutBlock, index: usize, new: Value) {
 }
 
 /// Marks `value` and the young blocks it reaches, stopping at old blocks and at blocks already
-/// marked (what they reach was marked with them). Closures are not stamped (see `heap`), so
-/// the walk does not enter them.
+/// marked (what they reach was marked with them).
 fn remember(value: &Value) {
-    let mut next = value;
-    loop {
-        match next {
-            Value::Cons(cell) => {
-                if !cell.born.remember() {
-                    return;
-                }
-                remember(&cell.head);
-                // Along the tail by iteration: lists are long, trees are not deep.
-                next = &cell.tail;
-            }
-            Value::Block(block) => {
-                if block.born.remember() {
-                    block.fields.iter().for_each(remember);
-                }
-                return;
-            }
-            Value::Mut(block) => {
-                if block.born.remember() {
-                    block.fields.borrow().iter().for_each(remember);
-                }
-                return;
-            }
-            Value::Partial(partial) => {
-                if partial.born.remember() {
-                    partial.args.iter().for_each(remember);
-                }
-                return;
-            }
-            Value::Exn(exn) => {
-                if exn.born.remember() {
-                    exn.args.iter().for_each(remember);
-                }
-                return;
-            }
-            Value::Str(s) => {
-                s.born.remember();
-                return;
-            }
-            Value::Int(_) | Value::Float(_) | Value::Fun(_) => return,
-        }
-    }
+    walk_reached(value, &|born| born.remember());
 }
 
 /// Opens the promotion window of `value`, and of the young blocks it reaches, at `start`
 /// through `field` ([`crate::heap::Born::anchor`]), stopping at blocks whose window opens no
 /// later (what they reach was anchored with them, or is theirs to keep alive).
 fn anchor(value: &Value, start: u64, field: u64) {
+    walk_reached(value, &|born| born.anchor(start, field));
+}
+
+/// Applies `mark` to `value`'s block and goes on into what the block holds while `mark` says
+/// it changed something. Closures are not stamped (see `heap`), so the walk does not enter
+/// them.
+fn walk_reached(value: &Value, mark: &dyn Fn(&crate::heap::Born) -> bool) {
     let mut next = value;
     loop {
         match next {
             Value::Cons(cell) => {
-                if !cell.born.anchor(start, field) {
+                if !mark(&cell.born) {
                     return;
                 }
-                anchor(&cell.head, start, field);
+                walk_reached(&cell.head, mark);
+                // Along the tail by iteration: lists are long, trees are not deep.
                 next = &cell.tail;
             }
             Value::Block(block) => {
-                if block.born.anchor(start, field) {
-                    block.fields.iter().for_each(|v| anchor(v, start, field));
+                if mark(&block.born) {
+                    block.fields.iter().for_each(|v| walk_reached(v, mark));
                 }
                 return;
             }
             Value::Mut(block) => {
-                if block.born.anchor(start, field) {
+                if mark(&block.born) {
                     block
                         .fields
                         .borrow()
                         .iter()
-                        .for_each(|v| anchor(v, start, field));
+                        .for_each(|v| walk_reached(v, mark));
                 }
                 return;
             }
             Value::Partial(partial) => {
-                if partial.born.anchor(start, field) {
-                    partial.args.iter().for_each(|v| anchor(v, start, field));
+                if mark(&partial.born) {
+                    partial.args.iter().for_each(|v| walk_reached(v, mark));
                 }
                 return;
             }
             Value::Exn(exn) => {
-                if exn.born.anchor(start, field) {
-                    exn.args.iter().for_each(|v| anchor(v, start, field));
+                if mark(&exn.born) {
+                    exn.args.iter().for_each(|v| walk_reached(v, mark));
                 }
                 return;
             }
             Value::Str(s) => {
-                s.born.anchor(start, field);
+                mark(&s.born);
                 return;
             }
             Value::Int(_) | Value::Float(_) | Value::Fun(_) => return,
