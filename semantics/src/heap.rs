@@ -396,6 +396,7 @@ fn record(clock: &Clock, words: u64, age: u64) {
     let slot = &mut ages[bucket.min(BUCKETS)];
     slot.words += words;
     slot.word_age = slot.word_age.saturating_add(words.saturating_mul(age));
+    slot.word_age_squared += words as f64 * (age as f64) * (age as f64);
 }
 
 /// Starts a run: clock at zero, histogram empty.
@@ -432,6 +433,7 @@ pub(crate) fn finish() -> Allocation {
                     max_age: if k == 0 { 0 } else { (1u64 << k.min(63)) - 1 },
                     words: b.words,
                     word_age: b.word_age,
+                    word_age_squared: b.word_age_squared,
                 })
                 .collect(),
             touches: crate::cache::finish(),
@@ -443,6 +445,7 @@ pub(crate) fn finish() -> Allocation {
 struct AgeBucket {
     words: u64,
     word_age: u64,
+    word_age_squared: f64,
 }
 
 #[cfg(test)]
@@ -465,6 +468,15 @@ mod tests {
         let word_age = 3 * 165 + 100 * 10 * 10 + 5 * 1005;
         let total: u64 = allocation.lifetimes.iter().map(|b| b.word_age).sum();
         assert_eq!(total, word_age);
+        let squared: f64 = allocation
+            .lifetimes
+            .iter()
+            .map(|b| b.word_age_squared)
+            .sum();
+        let expected = 3.0 * (1..=10).map(|k| (3 * k * 3 * k) as f64).sum::<f64>()
+            + 100.0 * 10.0 * 100.0
+            + 5.0 * 1005.0 * 1005.0;
+        assert_eq!(squared, expected);
         // A heap far larger than every age: promoted = Σ w·a / H.
         let h = 1 << 20;
         let expected = word_age as f64 / h as f64;

@@ -52,8 +52,8 @@ let run n =
 fn an_overwritten_value_dies_by_its_own_age() {
     // Slot 0 takes n cells in turn: each but the last is overwritten once the next cell is
     // allocated, so it dies at age 6 (ages run from the clock before the block's own words);
-    // the last stays in the field and is promoted whole. Expected: 3 + (n - 1) · 3 · 6 / I, I
-    // the words between two collections.
+    // the last stays in the field and is promoted whole. Expected: 3 + (n - 1) · 3 · q(6), q(a)
+    // the probability that a life of a words holds a collection (see `promoted`).
     let source = "
 let input n = n
 let run n =
@@ -65,9 +65,18 @@ let run n =
     assert_eq!(a.remembered_words, 3);
     let aged: u64 = a.lifetimes.iter().map(|b| b.word_age).sum();
     assert_eq!(aged, (n as u64 - 1) * 3 * 6);
-    let interval = a.collection_interval_words(H);
-    let expected = 3.0 + (n - 1) as f64 * 18.0 / interval;
+    let squared: f64 = a.lifetimes.iter().map(|b| b.word_age_squared).sum();
+    assert_eq!(squared, (n - 1) as f64 * 3.0 * 36.0);
+    let expected = 3.0 + (n - 1) as f64 * 3.0 * promoted(&a, 6.0);
     assert!((a.promoted_words(H) - expected).abs() < 1e-9);
+}
+
+/// The probability that a life of `age` words holds a minor collection, in a heap of H words a
+/// share p of whose fillings a major cycle cuts short: (2x − p x²) / (2 − p), x = age / H.
+fn promoted(a: &semantics::Allocation, age: f64) -> f64 {
+    let p = a.cut_share(H);
+    let x = age / H as f64;
+    (2.0 * x - p * x * x) / (2.0 - p)
 }
 
 #[test]
@@ -122,8 +131,7 @@ let run n =
     assert_eq!(a.remembered_words, 0);
     let aged: u64 = a.lifetimes.iter().map(|b| b.word_age).sum();
     assert_eq!(aged, 34 * 34);
-    let interval = a.collection_interval_words(H);
-    assert!((a.promoted_words(H) - (34 * 34) as f64 / interval).abs() < 1e-9);
+    assert!((a.promoted_words(H) - 34.0 * promoted(&a, 34.0)).abs() < 1e-9);
 }
 
 #[test]
