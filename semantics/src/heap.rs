@@ -51,6 +51,9 @@ struct Clock {
     /// Birth of the float box allocated last, not yet recorded ([`NO_BOX`] if none): it dies
     /// at the next allocation unless a cons cell takes it ([`Born::new_holding_box`]).
     open_box: Cell<u64>,
+    /// The minor heap's size in words for the run ([`Born::young_probability`]), read once at
+    /// [`start`]: the environment is not for the hot path.
+    heap_words: Cell<u64>,
     ages: RefCell<Vec<AgeBucket>>,
 }
 
@@ -66,6 +69,7 @@ impl Clock {
             overwriting: Cell::new(false),
             overwritten_field: Cell::new(0),
             open_box: Cell::new(0),
+            heap_words: Cell::new(1),
             ages: RefCell::new(Vec::new()),
         }
     }
@@ -214,6 +218,28 @@ impl Born {
     #[inline]
     pub(crate) fn is_young_of_run(&self) -> bool {
         self.0.get() < MAJOR
+    }
+
+    /// The probability that the block is still in the minor heap now: a block the run built
+    /// there has met a collection, which moved it to the major heap if it was alive (it is:
+    /// something stores into it), with probability min(A, H)/H for collections every H words
+    /// at a phase the program does not choose, A the words allocated since. Since its
+    /// allocation, not its birth: native code tests the limit before it carves a block, so
+    /// the collection an allocation triggers comes before the block and never moves it. And
+    /// the block's own allocation, not its promotion window ([`Born::window_start`]): an
+    /// anchor says when what the block holds may be promoted, not where the block is. 0 for
+    /// `input`'s data, static data and blocks allocated directly major.
+    pub(crate) fn young_probability(&self) -> f64 {
+        let stamp = self.0.get();
+        if stamp >= MAJOR {
+            return 0.0;
+        }
+        let allocated = ((stamp & !REMEMBERED) >> SIZE_BITS) + (stamp & ((1 << SIZE_BITS) - 1));
+        CLOCK.with(|clock| {
+            let heap = clock.heap_words.get();
+            let since = clock.words.get().saturating_sub(allocated).min(heap);
+            1.0 - since as f64 / heap as f64
+        })
     }
 
     /// Whether the block is young and remembered: what is stored into it is reached from the
@@ -409,6 +435,9 @@ pub(crate) fn start() {
         clock.frame_words.set(0);
         clock.remembered_words.set(0);
         clock.open_box.set(NO_BOX);
+        clock
+            .heap_words
+            .set(crate::allocation::minor_heap_words().max(1));
         clock.ages.borrow_mut().clear();
     });
     crate::cache::start();

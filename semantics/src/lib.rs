@@ -205,7 +205,8 @@
 //!   allocation); reading a field or `!r` counts `TupleMatch`. A record whose fields are all
 //!   floats and a `float array` are flat blocks of doubles (1 + n words). Stores count
 //!   `FieldSet` (an immediate or a flat double) or `CamlModify` (a value that may be a
-//!   pointer: the write barrier); `a.(i)` and `a.(i) <- v` count `ArrayGet` / `ArraySet`, which
+//!   pointer: the write barrier; `CamlModifyYoung` by the chance that the block is still in
+//!   the minor heap, where `caml_modify` returns at once); `a.(i)` and `a.(i) <- v` count `ArrayGet` / `ArraySet`, which
 //!   include the bounds check, as `Array.length` counts `ArrayLength`. `Array.make n x` is a C
 //!   call, `ArrayMake` + `ArrayMakeWord` × n; beyond 256 elements it allocates directly in the
 //!   major heap ([`Allocation::direct_major_words`]). `Array.copy`/`append`/`sub`/`concat`/

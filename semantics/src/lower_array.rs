@@ -211,6 +211,8 @@ fn blit(
     let (s, d, n) = (src_ofs as usize, dst_ofs as usize, len as usize);
     // Copied out first: source and destination may be the same block.
     let moved = src.fields.borrow()[s..s + n].to_vec();
+    // Only into an old array, so each call takes caml_modify's major path: CamlModify whole,
+    // never CamlModifyYoung (a young array is `memmove`d).
     let per_element = if needs_barrier(dst) {
         Counter::CamlModify
     } else {

@@ -51,9 +51,28 @@ fn index(m: &mut Machine<'_>, b: &MutBlock, i: i64, pos: crate::ast::Pos) -> R<u
     Ok(i as usize)
 }
 
-fn barrier(m: &mut Machine<'_>, store: StoreKind) {
+impl Machine<'_> {
+    /// Counts a call of `caml_modify` on a field of `block`: `CamlModifyYoung` with the
+    /// probability that the block is still in the minor heap, where the call returns at once,
+    /// and `CamlModify` otherwise. The expectation is summed over the run and rounded, as
+    /// FarLoad's is, but one store at a time (a store counts young when the running sum passes
+    /// the next half): the counts by function, the return ring and the loops' clocks then see
+    /// one call per store, as before the split.
+    pub(crate) fn caml_modify(&mut self, block: &MutBlock) {
+        self.young_modify_excess += block.born.young_probability();
+        if self.young_modify_excess >= 0.5 {
+            self.young_modify_excess -= 1.0;
+            self.count(Counter::CamlModifyYoung);
+        } else {
+            self.count(Counter::CamlModify);
+        }
+    }
+}
+
+/// Counts the store's write barrier, if it has one, into `block`.
+fn barrier(m: &mut Machine<'_>, store: StoreKind, block: &MutBlock) {
     if store == StoreKind::Barrier {
-        m.count(Counter::CamlModify);
+        m.caml_modify(block);
     }
 }
 
@@ -175,14 +194,13 @@ impl Lower {
             }
             ImpOp::SetField { index, store } => {
                 let (r, v) = (take(), take());
-                let counter = match store {
-                    StoreKind::Plain => Counter::FieldSet,
-                    StoreKind::Barrier => Counter::CamlModify,
-                };
                 ev(move |m| {
                     let v = v.get(m)?;
                     let r = r.get(m)?;
-                    m.count(counter);
+                    match store {
+                        StoreKind::Plain => m.count(Counter::FieldSet),
+                        StoreKind::Barrier => m.caml_modify(block(&r)),
+                    }
                     crate::remembered::store(block(&r), index as usize, v);
                     Ok(UNIT)
                 })
@@ -254,18 +272,18 @@ impl Lower {
                             m.count(Counter::ArrayLength);
                         }
                         if !block(&a).flat {
-                            m.count(Counter::CamlModify);
+                            m.caml_modify(block(&a));
                         }
                     } else if checked {
                         m.count(Counter::ArraySet);
-                        barrier(m, store);
+                        barrier(m, store, block(&a));
                     } else {
                         // No bounds check (the value's own `a.(i)` made it, or `unsafe_set`):
                         // only the store is left.
-                        m.count(match store {
-                            StoreKind::Plain => Counter::FieldSet,
-                            StoreKind::Barrier => Counter::CamlModify,
-                        });
+                        match store {
+                            StoreKind::Plain => m.count(Counter::FieldSet),
+                            StoreKind::Barrier => m.caml_modify(block(&a)),
+                        }
                     }
                     let b = block(&a);
                     let i = index(m, b, i, pos)?;

@@ -130,6 +130,8 @@ pub(crate) struct Machine<'p> {
     pub(crate) chain_fraction: u64,
     /// Quarter-cycles of the divider's not yet counted as a whole `DividerCycle`.
     pub(crate) divider_fraction: u64,
+    /// The expected `CamlModifyYoung` so far less those counted ([`Machine::caml_modify`]).
+    pub(crate) young_modify_excess: f64,
     /// Set by a closure in tail position instead of calling (see [`PendingCall`]); only ever
     /// set on the way out of a function body, and consumed by its loop.
     pub(crate) pending: PendingCall,
@@ -181,6 +183,7 @@ impl<'p> Machine<'p> {
             native_stack: Default::default(),
             chain_fraction: 0,
             divider_fraction: 0,
+            young_modify_excess: 0.0,
             pending: PendingCall {
                 kind: CalleeKind::None,
                 fun: 0,

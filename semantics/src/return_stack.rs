@@ -54,6 +54,7 @@ pub(crate) const fn calls_the_runtime(c: Counter) -> bool {
         c,
         Counter::PolyCompare
             | Counter::CamlModify
+            | Counter::CamlModifyYoung
             | Counter::ArrayMake
             | Counter::ArrayCopy
             | Counter::BytesCreate

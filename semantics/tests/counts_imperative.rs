@@ -230,7 +230,8 @@ let run n =
   for i = 1 to n do r.n <- r.n + i; r.l <- i :: r.l; p.x <- p.x +. p.y done;
   (r.n, { r with n = 5 }, p)";
     // Per iteration: r.n, r.l, p.x and p.y read (TupleMatch 4), r.n and p.x set (FieldSet 2),
-    // r.l set to a new cell (CamlModify 1, Cons 1); then r.n and the copy's two kept fields.
+    // r.l set to a new cell (Cons 1, and a call of caml_modify into r, which `run` built a
+    // few words before: CamlModifyYoung 1); then r.n and the copy's two kept fields.
     let r = result(source, 3);
     let want = expect(&[
         ("Base", 1),
@@ -241,7 +242,7 @@ let run n =
         ("ForIter", 3),
         ("TupleMatch", 15),
         ("FieldSet", 6),
-        ("CamlModify", 3),
+        ("CamlModifyYoung", 3),
         ("Cons", 3),
         ("IntAdd", 3),
         ("FloatAdd", 3),
