@@ -135,12 +135,10 @@ impl Allocation {
     /// minor heap.
     pub fn cut_share(&self, minor_heap_words: u64) -> f64 {
         let heap = minor_heap_words.max(1) as f64;
-        let minor = self.words.saturating_sub(self.direct_major_words) as f64;
-        if minor == 0.0 {
-            return 0.0;
-        }
-        let cycles = self.major_cycles(heap);
-        (cycles / (minor / heap + cycles / 2.0)).min(1.0)
+        self.minor_words_and_cycles(heap)
+            .map_or(0.0, |(minor, cycles)| {
+                (cycles / (minor / heap + cycles / 2.0)).min(1.0)
+            })
     }
 
     /// Expected words promoted per run by minor collections every `interval` words allocated
@@ -148,20 +146,8 @@ impl Allocation {
     /// power of two (bucket bounds fall on it); otherwise the bucket that straddles I counts on
     /// the side of its mean age.
     pub fn promoted_words_at(&self, interval: f64) -> f64 {
-        let interval = interval.max(1.0);
-        self.remembered_words as f64
-            + self
-                .lifetimes
-                .iter()
-                .map(|b| {
-                    let mean_age = b.word_age as f64 / b.words.max(1) as f64;
-                    if (b.max_age as f64) < interval || mean_age < interval {
-                        b.word_age as f64 / interval
-                    } else {
-                        b.words as f64
-                    }
-                })
-                .sum::<f64>()
+        // With no filling cut short, (2x − p x²) / (2 − p) is x = a / I.
+        self.promoted_words_cut(interval.max(1.0), 0.0)
     }
 
     /// Words allocated in the minor heap between two minor collections, on average, for a
@@ -172,23 +158,26 @@ impl Allocation {
     /// are `W/H + cycles/2`, W the words the run allocates in the minor heap. A major slice runs
     /// at each minor collection and after every H words allocated in the major heap, and a
     /// cycle takes [`SLICES_PER_MAJOR_CYCLE`] of them, so cycles per run are
-    /// `(W + major words) / (3 H)` (major words: allocated directly, and promoted at H).
+    /// `(W + major words) / (5 H)` (major words: allocated directly, and promoted at H).
     pub fn collection_interval_words(&self, minor_heap_words: u64) -> f64 {
         let heap = minor_heap_words.max(1) as f64;
-        let minor = self.words.saturating_sub(self.direct_major_words) as f64;
-        if minor == 0.0 {
-            return heap;
-        }
-        let cycles = self.major_cycles(heap);
-        minor / (minor / heap + cycles / 2.0)
+        self.minor_words_and_cycles(heap)
+            .map_or(heap, |(minor, cycles)| {
+                minor / (minor / heap + cycles / 2.0)
+            })
     }
 
-    /// Major cycles per run: a slice per `heap` words allocated (minor, direct major, and
-    /// promoted, taken at collections a heap apart), [`SLICES_PER_MAJOR_CYCLE`] a cycle.
-    fn major_cycles(&self, heap: f64) -> f64 {
+    /// The words the run allocates in the minor heap and its major cycles, for a heap of
+    /// `heap` words; `None` for a run that allocates nothing there. A slice per `heap` words
+    /// allocated (minor, direct major, and promoted, taken at collections a heap apart),
+    /// [`SLICES_PER_MAJOR_CYCLE`] a cycle.
+    fn minor_words_and_cycles(&self, heap: f64) -> Option<(f64, f64)> {
         let minor = self.words.saturating_sub(self.direct_major_words) as f64;
+        if minor == 0.0 {
+            return None;
+        }
         let major = self.direct_major_words as f64 + self.promoted_words_at(heap);
-        (minor + major) / (SLICES_PER_MAJOR_CYCLE * heap)
+        Some((minor, (minor + major) / (SLICES_PER_MAJOR_CYCLE * heap)))
     }
 
     /// Expected stack frames the minor collections of one run walk, for a minor heap of

@@ -138,6 +138,18 @@ const SIZE_BITS: u32 = 16;
 const REMEMBERED: u64 = 1 << 63;
 const NO_BOX: u64 = u64::MAX;
 
+/// The clock at a young block's birth, from its stamp.
+#[inline]
+fn stamp_birth(stamp: u64) -> u64 {
+    (stamp & !REMEMBERED) >> SIZE_BITS
+}
+
+/// A young block's words, from its stamp.
+#[inline]
+fn stamp_words(stamp: u64) -> u64 {
+    stamp & ((1 << SIZE_BITS) - 1)
+}
+
 impl Born {
     /// Stamps a block of `words` words (header included) allocated now, and advances the
     /// clock; outside a run, the block is not tracked.
@@ -170,7 +182,7 @@ impl Born {
         if open == NO_BOX || stamp >= MAJOR {
             return born;
         }
-        let size = (stamp & ((1 << SIZE_BITS) - 1)) + u64::from(FLOAT_BOX_WORDS);
+        let size = stamp_words(stamp) + u64::from(FLOAT_BOX_WORDS);
         born.0
             .set(open << SIZE_BITS | size.min((1 << SIZE_BITS) - 1));
         born
@@ -234,7 +246,7 @@ impl Born {
         if stamp >= MAJOR {
             return 0.0;
         }
-        let allocated = ((stamp & !REMEMBERED) >> SIZE_BITS) + (stamp & ((1 << SIZE_BITS) - 1));
+        let allocated = stamp_birth(stamp) + stamp_words(stamp);
         CLOCK.with(|clock| {
             let heap = clock.heap_words.get();
             let since = clock.words.get().saturating_sub(allocated).min(heap);
@@ -273,7 +285,7 @@ impl Born {
     #[inline]
     pub(crate) fn window_start(&self) -> Option<u64> {
         let stamp = self.0.get();
-        (stamp < MAJOR).then(|| ((stamp & !REMEMBERED) >> SIZE_BITS).min(self.2.at.get()))
+        (stamp < MAJOR).then(|| stamp_birth(stamp).min(self.2.at.get()))
     }
 
     /// Opens the block's promotion window at `at`, through a store into `field`, when that is
@@ -386,8 +398,8 @@ impl Drop for Born {
         if stamp >= MAJOR {
             return;
         }
-        let birth = (stamp & !REMEMBERED) >> SIZE_BITS;
-        let words = stamp & ((1 << SIZE_BITS) - 1);
+        let birth = stamp_birth(stamp);
+        let words = stamp_words(stamp);
         // The thread's clock is gone only when the thread exits, and then nothing is counted.
         let _ = CLOCK.try_with(|clock| {
             if !clock.tracking.get() {
