@@ -261,8 +261,15 @@ impl Boxing {
                 Code::For(f)
             }
             Code::While(mut w) => {
-                let (c, b, chain, resolve) =
-                    std::mem::replace(&mut *w, (Code::Imm(0), Code::Imm(0), Chain::default(), 0));
+                let (c, b, chain, resolve) = std::mem::replace(
+                    &mut *w,
+                    (
+                        Code::Imm(0),
+                        Code::Imm(0),
+                        Chain::default(),
+                        IfChains::default(),
+                    ),
+                );
                 *w = (self.walk_unboxed(c), self.walk_unboxed(b), chain, resolve);
                 Code::While(w)
             }

@@ -61,8 +61,12 @@ pub(crate) struct BranchTrace {
 #[derive(Clone, Copy)]
 struct Ramp {
     position: u64,
+    /// The instance's last branch, the test that let it out ([`NO_EXIT`] until it exits).
+    exit: u64,
     left_out: LeftOut,
 }
+
+const NO_EXIT: u64 = u64::MAX;
 
 /// Sixths of a cycle of chain a ramp left out: all of them (`saved`), the part from iterations
 /// that divide integers (`dividing`: `DivisionRampCycle`), the part from the other iterations
@@ -84,6 +88,14 @@ impl std::ops::AddAssign for LeftOut {
         self.looping += other.looping;
         self.division += other.division;
     }
+}
+
+/// What the trace's replay reads of each branch site ([`crate::lower::Executable`]'s
+/// `site_resolve` and `site_waits_on_chain`).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Sites<'a> {
+    pub(crate) resolve: &'a [u32],
+    pub(crate) waits_on_chain: &'a [bool],
 }
 
 /// Mispredictions of a run in the steady state.
@@ -128,7 +140,30 @@ impl BranchTrace {
     pub(crate) fn ramped(&mut self, position: u64, left_out: LeftOut) {
         match self.ramps.last_mut() {
             Some(ramp) if ramp.position == position => ramp.left_out += left_out,
-            _ => self.ramps.push(Ramp { position, left_out }),
+            _ => self.ramps.push(Ramp {
+                position,
+                exit: NO_EXIT,
+                left_out,
+            }),
+        }
+    }
+
+    /// The loop instance that began at trace `position` exited: the last branch recorded is
+    /// the test that let it out.
+    pub(crate) fn instance_exited(&mut self, position: u64) {
+        let Some(exit) = (self.events.len() as u64).checked_sub(1) else {
+            return;
+        };
+        if exit < position {
+            return;
+        }
+        for ramp in self.ramps.iter_mut().rev() {
+            if ramp.position < position {
+                break;
+            }
+            if ramp.position == position && ramp.exit == NO_EXIT {
+                ramp.exit = exit;
+            }
         }
     }
 
@@ -146,7 +181,8 @@ impl BranchTrace {
 
     /// The misses of the recorded run when it follows an identical run (a benchmark's steady
     /// state), or, if `warm` is false, when it runs once on cold predictors (a script).
-    pub(crate) fn misses(&self, warm: bool, site_resolve: &[u32]) -> Misses {
+    pub(crate) fn misses(&self, warm: bool, sites: &Sites) -> Misses {
+        let site_resolve = sites.resolve;
         let mut jumps = JumpPredictor::default();
         let mut branches = TwoWayPredictor::default();
         let mut missed = vec![0u64; self.events.len().div_ceil(64)];
@@ -195,7 +231,12 @@ impl BranchTrace {
         for ramp in &self.ramps {
             let before = ramp.position.wrapping_sub(1) as usize;
             let left_out = ramp.left_out;
-            if ramp.position > 0 && missed[before / 64] & (1 << (before % 64)) != 0 {
+            let is_missed = |i: usize| missed[i / 64] & (1 << (i % 64)) != 0;
+            let exit_missed = ramp.exit != NO_EXIT && is_missed(ramp.exit as usize) && {
+                let e = self.events[ramp.exit as usize];
+                e & TWO_WAY != 0 && sites.waits_on_chain.get((e >> 9) as usize) == Some(&true)
+            };
+            if (ramp.position > 0 && is_missed(before)) || exit_missed {
                 misses.unramped += left_out.saved;
                 misses.unramped_division += left_out.division;
             } else {
@@ -218,7 +259,11 @@ impl Machine<'_> {
     /// Sets `JumpMiss` and `BranchMiss` to the misses of the recorded run: after identical
     /// runs (`warm`, a benchmark's steady state) or on cold predictors (a script).
     pub(crate) fn count_branch_misses(&mut self, warm: bool) {
-        let misses = self.branches.misses(warm, &self.prog.site_resolve);
+        let sites = Sites {
+            resolve: &self.prog.site_resolve,
+            waits_on_chain: &self.prog.site_waits_on_chain,
+        };
+        let misses = self.branches.misses(warm, &sites);
         self.counts[Counter::JumpMiss as usize] = misses.jumps;
         self.counts[Counter::BranchMiss as usize] = misses.branches;
         self.add_chain_excess(misses.unramped + misses.resolving * crate::issue::ISSUE_WIDTH);
@@ -266,14 +311,20 @@ mod tests {
             trace.jump(1, u8::from(arms[2 * i]) << 1 | u8::from(arms[2 * i + 1]));
             trace.branch(2, true);
         }
-        let misses = trace.misses(true, &[9, 10, 2]);
+        let misses = trace.misses(
+            true,
+            &Sites {
+                resolve: &[9, 10, 2],
+                ..Sites::default()
+            },
+        );
         assert!(
             misses.branches > 20_000 && misses.jumps > 20_000,
             "{misses:?}"
         );
         assert_eq!(misses.resolving, 9 * misses.branches + 10 * misses.jumps);
         // Without the cycles, the same misses.
-        let plain = trace.misses(true, &[]);
+        let plain = trace.misses(true, &Sites::default());
         assert_eq!(
             (plain.branches, plain.jumps),
             (misses.branches, misses.jumps)
@@ -288,7 +339,7 @@ mod tests {
             // The loop's own test: always taken until the end.
             trace.branch(8, true);
         }
-        trace.misses(true, &[]).branches
+        trace.misses(true, &Sites::default()).branches
     }
 
     #[test]
@@ -316,9 +367,9 @@ mod tests {
         for i in 0..1000 {
             trace.branch(3, i < 999);
         }
-        assert_eq!(trace.misses(true, &[]).branches, 0);
+        assert_eq!(trace.misses(true, &Sites::default()).branches, 0);
         // A cold run misses it (and the first guesses).
-        assert!(trace.misses(false, &[]).branches >= 1);
+        assert!(trace.misses(false, &Sites::default()).branches >= 1);
     }
 
     #[test]
@@ -373,7 +424,46 @@ mod tests {
             trace.branch(2, chunk[1]);
             expected += u64::from(full.branch(2, chunk[1]));
         }
-        assert_eq!(trace.misses(false, &[]).branches, expected);
+        assert_eq!(trace.misses(false, &Sites::default()).branches, expected);
+    }
+
+    #[test]
+    fn a_missed_exit_that_waits_on_the_chain_lets_nothing_overlap_the_instance() {
+        // On cold predictors (a first meeting is guessed taken): a branch before the
+        // instance, taken (predicted); the instance's test, three times not taken (the first
+        // missed, the counter then says not taken) and taken at its exit (missed).
+        let left_out = LeftOut {
+            saved: 60,
+            dividing: 60,
+            looping: 0,
+            division: 42,
+        };
+        let trace = || {
+            let mut trace = BranchTrace::default();
+            trace.branch(1, true);
+            let began = trace.position();
+            for _ in 0..3 {
+                trace.branch(0, false);
+                trace.ramped(began, left_out);
+            }
+            trace.branch(0, true);
+            trace.instance_exited(began);
+            trace
+        };
+        let on_chain = trace().misses(
+            false,
+            &Sites {
+                waits_on_chain: &[true, false],
+                ..Sites::default()
+            },
+        );
+        assert_eq!(on_chain.branches, 2);
+        assert_eq!((on_chain.unramped, on_chain.unramped_division), (180, 126));
+        assert_eq!(on_chain.overlapped_dividing, 0);
+        // A test beside the chain is found at once: the code after the loop still overlaps.
+        let beside = trace().misses(false, &Sites::default());
+        assert_eq!(beside.branches, 2);
+        assert_eq!((beside.unramped, beside.overlapped_dividing), (0, 180));
     }
 
     #[test]
@@ -393,7 +483,7 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 trace.jump(3, ((s >> 33) & 3) as u8);
             }
-            trace.misses(true, &[]).jumps
+            trace.misses(true, &Sites::default()).jumps
         };
         let short = jumps(300);
         assert!(short <= 30, "{short}");

@@ -41,6 +41,7 @@ use crate::callees::Callees;
 use crate::ir::*;
 use crate::latency_table::{is_float_op, Walk, LOAD};
 use crate::loop_carried::Counter;
+use crate::loop_carried::{critical_values, max_cycle_mean};
 use std::collections::{HashMap, HashSet};
 
 /// Latency in cycles from each source (a parameter, a loop variable, the self call's result)
@@ -65,6 +66,10 @@ pub(crate) fn mark_chains(compiled: &mut Compiled) {
             let through_result = probe.lat(&mut fun.body)[fun.arity as usize].unwrap_or(0);
             let mut walker = Walker::for_function(fun, fid as FunId, known, true, through_result);
             walker.linear = probe.nontail_self_sites == 1;
+            walker.critical = probe
+                .tail_edges
+                .as_deref()
+                .map_or_else(Vec::new, critical_values);
             walker.lat(&mut fun.body);
             fun.is_loop = walker.closes_loop;
             let back = if walker.linear { through_result } else { 0 };
@@ -131,6 +136,12 @@ struct Walker<'a> {
     carried_chain: Vec<Vec<Option<u32>>>,
     /// Whether a self call was found (and marked) in a recording walk.
     closes_loop: bool,
+    /// The latencies its self tail calls carry from each source to the argument in each
+    /// source's place (the longest over the call sites; see [`Walker::loop_edges`]).
+    tail_edges: Option<Vec<Vec<Option<u32>>>>,
+    /// The sources on the slowest cycle of the function's loop (found by the probe walk):
+    /// an `if` whose condition waits on one is marked [`IfChains::waits_on_chain`].
+    critical: Vec<bool>,
     /// Whether to store the chains found on the IR (off while computing summaries).
     record: bool,
     /// The chain a non-tail self call carries back (see [`mark_chains`]).
@@ -191,6 +202,8 @@ impl<'a> Walker<'a> {
             carried: HashMap::new(),
             carried_chain: Vec::new(),
             closes_loop: false,
+            tail_edges: None,
+            critical: Vec::new(),
             record,
             through_result,
             nontail_self_sites: 0,
@@ -201,6 +214,13 @@ impl<'a> Walker<'a> {
             unboxed: HashSet::new(),
             start: fun.arity as usize + 2,
         }
+    }
+
+    /// Whether a condition waits on a source on the loop's slowest cycle.
+    fn waits_on_chain(&self, cond: &Lat) -> bool {
+        cond.iter()
+            .zip(&self.critical)
+            .any(|(l, &critical)| critical && l.is_some())
     }
 
     /// The cycles a condition takes to compute from what the iteration begins with: the
@@ -262,6 +282,7 @@ impl<'a> Walker<'a> {
                 let cond = self.lat(&mut b.0);
                 if self.record {
                     b.3.resolve = Self::resolve_cycles(&cond);
+                    b.3.waits_on_chain = self.waits_on_chain(&cond);
                 }
                 let before = self.last_float.clone();
                 let t = self.lat(&mut b.1);
@@ -413,18 +434,19 @@ impl<'a> Walker<'a> {
                     slot: f.slot,
                     step: if f.down { -1 } else { 1 },
                 };
-                let (chain, _) = self.loop_chain(&mut f.body, &mut Code::Imm(0), Some(counter));
+                let (chain, _, _) = self.loop_chain(&mut f.body, &mut Code::Imm(0), Some(counter));
                 if self.record {
                     f.chain.set(self.known.walk, chain);
                 }
                 self.none()
             }
             Code::While(w) => {
-                let (cond, body, stored, resolve) = &mut **w;
-                let (chain, test) = self.loop_chain(body, cond, None);
+                let (cond, body, stored, test) = &mut **w;
+                let (chain, resolve, waits_on_chain) = self.loop_chain(body, cond, None);
                 if self.record {
                     stored.set(self.known.walk, chain);
-                    *resolve = test;
+                    test.resolve = resolve;
+                    test.waits_on_chain = waits_on_chain;
                 }
                 self.none()
             }
@@ -486,9 +508,7 @@ impl<'a> Walker<'a> {
             if !app.tail {
                 self.nontail_self_sites += 1;
             }
-            if self.record && self.self_result.is_some() {
-                app.closes_loop = Some(self.fid);
-                self.closes_loop = true;
+            if self.self_result.is_some() {
                 // From each parameter to each argument, and to the float register's last
                 // writer: the chain is the slowest cycle through them.
                 let mut edges = vec![vec![None; self.sources]; self.sources];
@@ -497,7 +517,19 @@ impl<'a> Walker<'a> {
                         edges[i][j] = c;
                     }
                 }
-                let down = self.slowest_cycle(edges);
+                let edges = self.loop_edges(edges);
+                if app.tail {
+                    self.tail_edges = Some(match self.tail_edges.take() {
+                        Some(before) => longest_edges(before, &edges),
+                        None => edges.clone(),
+                    });
+                }
+                if !self.record {
+                    return self.self_call_result(app.tail);
+                }
+                app.closes_loop = Some(self.fid);
+                self.closes_loop = true;
+                let down = max_cycle_mean(&edges);
                 let walk = self.known.walk;
                 if app.tail {
                     app.chain.set(walk, down);
@@ -511,11 +543,7 @@ impl<'a> Walker<'a> {
                     app.chain.set(walk, self.through_result);
                 }
             }
-            let mut result = self.none();
-            if let (false, Some(r)) = (app.tail, self.self_result) {
-                result[r] = Some(0);
-            }
-            return result;
+            return self.self_call_result(app.tail);
         }
         let callee = match &app.func {
             Code::ClosedFun(f) | Code::Sibling(f) => Some(*f),
@@ -535,6 +563,27 @@ impl<'a> Walker<'a> {
         }
         result
     }
+}
+
+impl Walker<'_> {
+    /// What a self call returns: in a function's walk, a non-tail call's result is a source.
+    fn self_call_result(&self, tail: bool) -> Lat {
+        let mut result = self.none();
+        if let (false, Some(r)) = (tail, self.self_result) {
+            result[r] = Some(0);
+        }
+        result
+    }
+}
+
+/// The longer of two latencies from each source to each: the chain of two call sites.
+fn longest_edges(mut a: Vec<Vec<Option<u32>>>, b: &[Vec<Option<u32>>]) -> Vec<Vec<Option<u32>>> {
+    for (row, other) in a.iter_mut().zip(b) {
+        for (x, y) in row.iter_mut().zip(other) {
+            *x = (*x).max(*y);
+        }
+    }
+    a
 }
 
 fn source(sources: usize, i: usize) -> Lat {

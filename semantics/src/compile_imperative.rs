@@ -430,7 +430,12 @@ impl Compiler<'_> {
             }
             ExprKind::While(cond, body) => {
                 let (cond, body) = (self.code(cond)?, self.code(body)?);
-                Code::While(Box::new((cond, body, Chain::default(), 0)))
+                Code::While(Box::new((
+                    cond,
+                    body,
+                    Chain::default(),
+                    IfChains::default(),
+                )))
             }
             _ => unreachable!("only imperative expressions come here"),
         }))

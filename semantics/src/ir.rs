@@ -281,9 +281,9 @@ pub(crate) enum Code {
     /// [`crate::compile_imperative`]): a register move, free.
     Assign(Slot, Box<Code>),
     For(Box<ForLoop>),
-    /// `while cond do body done`, the chain an iteration carries and the cycles its test takes
-    /// to resolve (both set by [`crate::chain`]).
-    While(Box<(Code, Code, Chain, u32)>),
+    /// `while cond do body done`, the chain an iteration carries and what its test waits on
+    /// (both set by [`crate::chain`]; a test has no way back).
+    While(Box<(Code, Code, Chain, IfChains)>),
     /// An allocating node, `n` of whose blocks ocamlopt allocates together with blocks before
     /// them: `AllocMerged` × n (see [`crate::comballoc`]).
     Combined(u32, Box<Code>),
@@ -339,6 +339,10 @@ pub(crate) struct IfChains {
     /// The cycles its condition takes to compute from what the iteration it runs in begins
     /// with: what a misprediction of it wastes (see [`crate::branch_trace`]).
     pub resolve: u32,
+    /// Whether the condition waits on the chain that binds the loop it runs in: a source on
+    /// the loop's slowest cycle (see [`crate::branch_trace`]: a mispredicted exit on such a test
+    /// lets nothing after the loop overlap its chain).
+    pub waits_on_chain: bool,
     /// In a linear recursion, an `if` whose value waits on the self call's result (`if e mod
     /// 2 = 0 then h else b * h mod m`): the cycles from that result through the `then` and
     /// the `else` arm, so that each level's way back carries the arm it ran rather than the

@@ -154,9 +154,66 @@ pub(crate) fn max_cycle_mean(edges: &[Vec<Option<u32>>]) -> u32 {
     best.map_or(0, |mean| mean.round() as u32)
 }
 
+/// Which values lie on the slowest cycle of `edges` (see [`max_cycle_mean`]): those whose
+/// strongly connected part alone is as slow. A value that only counts down beside the chain
+/// (`k` in `divs (x / d) (k - 1)`) is not on it; `gcd`'s `a` and `b`, which feed each other
+/// through the remainder, both are.
+pub(crate) fn critical_values(edges: &[Vec<Option<u32>>]) -> Vec<bool> {
+    let n = edges.len();
+    let slowest = max_cycle_mean(edges);
+    if slowest == 0 {
+        return vec![false; n];
+    }
+    // reach[i][j]: a walk of at least one edge leads from i to j.
+    let mut reach: Vec<Vec<bool>> = edges
+        .iter()
+        .map(|row| row.iter().map(Option::is_some).collect())
+        .collect();
+    for k in 0..n {
+        let via = reach[k].clone();
+        for row in reach.iter_mut().filter(|row| row[k]) {
+            for (to, &onward) in row.iter_mut().zip(&via) {
+                *to |= onward;
+            }
+        }
+    }
+    (0..n)
+        .map(|v| {
+            if !reach[v][v] {
+                return false;
+            }
+            let part = |i: usize| i == v || (reach[v][i] && reach[i][v]);
+            let within: Vec<Vec<Option<u32>>> = (0..n)
+                .map(|i| {
+                    (0..n)
+                        .map(|j| edges[i][j].filter(|_| part(i) && part(j)))
+                        .collect()
+                })
+                .collect();
+            max_cycle_mean(&within) == slowest
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::max_cycle_mean;
+    use super::{critical_values, max_cycle_mean};
+
+    #[test]
+    fn a_value_is_critical_only_on_the_slowest_cycle() {
+        // divs: x → x 23 (a division), k → x 2, k → k 1: only x binds.
+        let divs = [vec![Some(23), None], vec![Some(2), Some(1)]];
+        assert_eq!(critical_values(&divs), [true, false]);
+        // gcd: a → b 23, b → b 23, b → a 0: both on the remainder's cycle.
+        let gcd = [vec![None, Some(23)], vec![Some(0), Some(23)]];
+        assert_eq!(critical_values(&gcd), [true, true]);
+        // Two cycles as slow: both are the chain.
+        let twin = [vec![Some(4), None], vec![None, Some(4)]];
+        assert_eq!(critical_values(&twin), [true, true]);
+        // No cycle: nothing binds.
+        let none = [vec![None, Some(3)], vec![None, None]];
+        assert_eq!(critical_values(&none), [false, false]);
+    }
 
     #[test]
     fn the_slowest_cycle_per_edge_is_the_chain() {

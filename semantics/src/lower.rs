@@ -87,6 +87,10 @@ pub(crate) struct Executable {
     /// only then, and the work done on the wrong path meanwhile is lost (see
     /// [`crate::branch_trace`]). 0 for sites other than an `if`'s.
     pub site_resolve: Vec<u32>,
+    /// Per branch site, whether its test waits on the chain that binds its loop
+    /// ([`crate::ir::IfChains::waits_on_chain`]): a mispredicted exit there is found only when
+    /// the chain has run, so nothing after the loop overlaps it.
+    pub site_waits_on_chain: Vec<bool>,
     pub statics: Vec<StaticValue>,
     pub items: Vec<ExecItem>,
     pub toplevel_frame: u32,
@@ -144,6 +148,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
         sites: Default::default(),
         call_sites: Default::default(),
         resolve: Default::default(),
+        waits_on_chain: Default::default(),
         lowering: Default::default(),
         leaves_calls: Default::default(),
         lowered_plain: std::cell::RefCell::new(vec![false; c.funs.len()]),
@@ -189,6 +194,7 @@ pub(crate) fn program(c: Compiled) -> Executable {
     Executable {
         funs,
         site_resolve: lower.resolve.into_inner(),
+        site_waits_on_chain: lower.waits_on_chain.into_inner(),
         statics: c.statics,
         items,
         toplevel_frame: c.toplevel_frame,
@@ -207,6 +213,9 @@ pub(crate) struct Lower {
     pub(crate) call_sites: std::cell::Cell<u32>,
     /// Per site, the cycles its condition takes to resolve (see [`Executable::site_resolve`]).
     pub(crate) resolve: std::cell::RefCell<Vec<u32>>,
+    /// Per site, whether its test waits on its loop's chain (see
+    /// [`Executable::site_waits_on_chain`]).
+    pub(crate) waits_on_chain: std::cell::RefCell<Vec<bool>>,
     /// The function being lowered, whose levels an `if` on a way back speaks for.
     pub(crate) lowering: std::cell::Cell<FunId>,
     /// Whether the body being lowered leaves a tail call for its function's loop.
@@ -256,14 +265,15 @@ macro_rules! int_cmp {
 impl Lower {
     /// A new branch site.
     pub(crate) fn site(&self) -> u32 {
-        self.resolving_site(0)
+        self.resolving_site(0, false)
     }
 
     /// A new branch site whose condition takes `cycles` to resolve.
-    pub(crate) fn resolving_site(&self, cycles: u32) -> u32 {
+    pub(crate) fn resolving_site(&self, cycles: u32, waits_on_chain: bool) -> u32 {
         let site = self.sites.get();
         self.sites.set(site + 1);
         self.resolve.borrow_mut().push(cycles);
+        self.waits_on_chain.borrow_mut().push(waits_on_chain);
         site
     }
 
@@ -328,7 +338,7 @@ impl Lower {
             Code::If(b) => {
                 let (c, t, e, chains) = *b;
                 let (c, t, e) = (self.cond(c), self.code(t, tail), self.code(e, tail));
-                let site = self.resolving_site(chains.resolve);
+                let site = self.resolving_site(chains.resolve, chains.waits_on_chain);
                 if let Some([through_then, through_else]) = chains.way_back {
                     let fid = self.lowering.get();
                     return ev(move |m| {

@@ -434,7 +434,7 @@ impl Lower {
         } = mt;
         let table = jumps_through_a_table(&arms);
         let arms = self.arms(arms, tail);
-        let site = self.resolving_site(if table { resolve } else { 0 });
+        let site = self.resolving_site(if table { resolve } else { 0 }, false);
         if !table && handlers.is_empty() {
             if let Some(list) = list_match::ListMatch::of(&arms, last_untested) {
                 return list.lower(self.operand(scrutinee), arms, last_untested, pos);

@@ -138,12 +138,13 @@ impl Lower {
                 let (cond, body, chain, resolve) = *w;
                 let polls = crate::poll::loop_polls(&[&cond, &body]);
                 let (cond, body) = (self.cond(cond), self.code(body, false));
-                let site = self.resolving_site(resolve);
+                let site = self.resolving_site(resolve.resolve, resolve.waits_on_chain);
                 ev(move |m| {
                     let mut mark = m.iteration_mark();
                     loop {
                         let go_on = cond(m)?;
                         if !m.branch(site, go_on) {
+                            m.loop_instance_exited(&mark);
                             break;
                         }
                         m.count(Counter::WhileIter);

@@ -408,6 +408,8 @@ impl<'p> Machine<'p> {
         // its `return_chain`); the caller's arm is then on `callers_arms`.
         let mut way_back: Option<FunId> = None;
         let saved_stored = self.stored;
+        // The loop whose instance began at this level, which ends when the level does.
+        let mut instance_of: Option<FunId> = None;
         let result = loop {
             // Entered or entered again with new arguments: nothing of this frame is stored.
             self.stored = 0;
@@ -419,8 +421,8 @@ impl<'p> Machine<'p> {
             if fresh && f.framed {
                 self.count(Counter::Frame);
             }
-            if f.is_loop {
-                self.loop_head(fid, fresh, &mut way_back);
+            if f.is_loop && self.loop_head(fid, fresh, &mut way_back) {
+                instance_of = Some(fid);
             }
             if f.loop_polls {
                 self.count(Counter::LoopPoll);
@@ -456,6 +458,9 @@ impl<'p> Machine<'p> {
         };
         if let Some(fid) = way_back {
             self.level_returned(fid, result.is_ok());
+        }
+        if let Some(fid) = instance_of {
+            self.loop_left(fid);
         }
         if framed {
             crate::heap::frame_left();

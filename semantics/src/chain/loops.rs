@@ -4,31 +4,31 @@
 use super::{source, Walker};
 use crate::ir::*;
 use crate::loop_carried::{
-    collect_assigned, max_cycle_mean, stored_elements, stored_fields, Counter,
+    collect_assigned, critical_values, max_cycle_mean, stored_elements, stored_fields, Counter,
 };
 use std::collections::HashMap;
 
 impl Walker<'_> {
-    /// The cycles an iteration waits on, given the latencies `edges[i][j]` from each source
-    /// `i` to what source `j` holds next: those and the float register's last writer's.
-    pub(super) fn slowest_cycle(&self, mut edges: Vec<Vec<Option<u32>>>) -> u32 {
+    /// The latencies `edges[i][j]` from each source `i` to what source `j` holds next, with
+    /// the float register's last writer's: the chain is their slowest cycle.
+    pub(super) fn loop_edges(&self, mut edges: Vec<Vec<Option<u32>>>) -> Vec<Vec<Option<u32>>> {
         for (i, &c) in self.last_float.iter().enumerate() {
             edges[i][self.register] = edges[i][self.register].max(c);
         }
-        max_cycle_mean(&edges)
+        edges
     }
 
     /// The chain one iteration of a loop carries: over the variables its body assigns and the
     /// array elements it stores for the next iteration (`counter`: a `for` loop's), the
     /// slowest cycle of latencies from one to the values the next iteration starts from.
-    /// The chain a loop carries, and the cycles its test takes to resolve (see
-    /// [`Walker::resolve_cycles`]).
+    /// The chain a loop carries, the cycles its test takes to resolve (see
+    /// [`Walker::resolve_cycles`]) and whether the test waits on the chain.
     pub(super) fn loop_chain(
         &mut self,
         body: &mut Code,
         cond: &mut Code,
         counter: Option<Counter>,
-    ) -> (u32, u32) {
+    ) -> (u32, u32, bool) {
         let mut assigned = Vec::new();
         collect_assigned(body, &mut assigned);
         assigned.sort_unstable();
@@ -68,6 +68,8 @@ impl Walker<'_> {
             carried: assigned.iter().enumerate().map(|(i, s)| (*s, i)).collect(),
             carried_chain: vec![vec![None; sources]; sources],
             closes_loop: false,
+            tail_edges: None,
+            critical: Vec::new(),
             record: self.record,
             through_result: 0,
             nontail_self_sites: 0,
@@ -78,15 +80,19 @@ impl Walker<'_> {
             unboxed: self.unboxed.clone(),
             start: sources - 1,
         };
-        let test = Self::resolve_cycles(&inner.lat(cond));
+        let test = inner.lat(cond);
         inner.lat(body);
-        let edges = std::mem::take(&mut inner.carried_chain);
-        let chain = inner.slowest_cycle(edges);
+        let carried = std::mem::take(&mut inner.carried_chain);
+        let edges = inner.loop_edges(carried);
+        let chain = max_cycle_mean(&edges);
+        inner.critical = critical_values(&edges);
+        let waits_on_chain = inner.waits_on_chain(&test);
+        let test = Self::resolve_cycles(&test);
         // The enclosing walk sees the body too: its self calls and the slots it binds.
         let saved = std::mem::replace(&mut self.record, false);
         self.lat(cond);
         self.lat(body);
         self.record = saved;
-        (chain, test)
+        (chain, test, waits_on_chain)
     }
 }

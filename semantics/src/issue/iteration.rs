@@ -3,8 +3,8 @@
 //! calls shadow (see [`super`]).
 
 use super::{
-    excess, excess_within, shadowed, Iteration, DIVISION_KIND, ISSUE_WIDTH, OVERLAP_WINDOW,
-    RECURSION_WINDOW, SMALL_OVERLAP_WINDOW,
+    excess, excess_within, shadowed, Iteration, CALL_HOLD, DIVISION_KIND, ISSUE_WIDTH,
+    OVERLAP_WINDOW, RECURSION_WINDOW, SMALL_OVERLAP_WINDOW,
 };
 use crate::branch_trace::LeftOut;
 use crate::catalogue::Counter;
@@ -172,6 +172,12 @@ impl Machine<'_> {
         } = ran;
         // Without a chain nothing binds, and nothing ramps in.
         let cycles = chain.cycles();
+        // A loop's iteration takes at least the front end's hold of its calls (a linear
+        // recursion's levels are weighed without it: their way down binds as measured).
+        let issued = match kind {
+            Iteration::Loop => issued.max(calls * CALL_HOLD),
+            _ => issued,
+        };
         if cycles != 0 {
             // Instances that divide in floats share one divider, which starts an operation
             // every 4 cycles: overlapping them gains nothing. A loop instance dividing
@@ -223,6 +229,19 @@ impl Machine<'_> {
             self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
         }
         self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
+    }
+
+    /// The instance of the `for` or `while` loop whose iteration began at `mark` exited.
+    pub(crate) fn loop_instance_exited(&mut self, mark: &IterationMark) {
+        self.branches.instance_exited(mark.instance_branches);
+    }
+
+    /// The instance of function `fid`, a loop, begun by the level returning now, returned or
+    /// raised.
+    #[inline(never)]
+    pub(crate) fn loop_left(&mut self, fid: FunId) {
+        let began = self.loops[fid as usize].iteration.instance_branches;
+        self.branches.instance_exited(began);
     }
 
     /// Function `fid`, a loop, was entered (not jumped back to): its first iteration begins.

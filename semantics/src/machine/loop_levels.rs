@@ -10,8 +10,14 @@ impl Machine<'_> {
     /// Function `fid`, a loop, is entered or entered again (see [`Machine::invoke`]): ends
     /// the iteration its self call ended, or begins its first. Kept out of `invoke`, whose
     /// frame every level of a deep recursion pushes.
+    /// Whether a loop instance began.
     #[inline(never)]
-    pub(super) fn loop_head(&mut self, fid: FunId, fresh: bool, way_back: &mut Option<FunId>) {
+    pub(super) fn loop_head(
+        &mut self,
+        fid: FunId,
+        fresh: bool,
+        way_back: &mut Option<FunId>,
+    ) -> bool {
         match self.self_call {
             // Entered again by its own call (a jump back, or one level deeper).
             Some(call) if call.fid == fid => {
@@ -33,9 +39,13 @@ impl Machine<'_> {
                     };
                 }
                 self.loop_iteration_ended(fid, call.chain, kind);
+                false
             }
-            _ if fresh => self.loop_entered(fid),
-            _ => {}
+            _ if fresh => {
+                self.loop_entered(fid);
+                true
+            }
+            _ => false,
         }
     }
 
