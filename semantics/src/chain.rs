@@ -42,6 +42,7 @@ use crate::ir::*;
 use crate::latency_table::{is_float_op, Walk, LOAD};
 use crate::loop_carried::Counter;
 use crate::loop_carried::{critical_values, max_cycle_mean};
+use loops::longest_edges;
 use std::collections::{HashMap, HashSet};
 
 /// Latency in cycles from each source (a parameter, a loop variable, the self call's result)
@@ -563,27 +564,6 @@ impl<'a> Walker<'a> {
         }
         result
     }
-}
-
-impl Walker<'_> {
-    /// What a self call returns: in a function's walk, a non-tail call's result is a source.
-    fn self_call_result(&self, tail: bool) -> Lat {
-        let mut result = self.none();
-        if let (false, Some(r)) = (tail, self.self_result) {
-            result[r] = Some(0);
-        }
-        result
-    }
-}
-
-/// The longer of two latencies from each source to each: the chain of two call sites.
-fn longest_edges(mut a: Vec<Vec<Option<u32>>>, b: &[Vec<Option<u32>>]) -> Vec<Vec<Option<u32>>> {
-    for (row, other) in a.iter_mut().zip(b) {
-        for (x, y) in row.iter_mut().zip(other) {
-            *x = (*x).max(*y);
-        }
-    }
-    a
 }
 
 fn source(sources: usize, i: usize) -> Lat {

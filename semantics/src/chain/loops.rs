@@ -1,7 +1,8 @@
 //! A loop's own walk: the variables its body assigns and the elements it stores are its
-//! sources, and its chain the slowest cycle through them ([`max_cycle_mean`]).
+//! sources, and its chain the slowest cycle through them ([`max_cycle_mean`]); and what a
+//! function's self calls carry, from which its loop's chain is found the same way.
 
-use super::{source, Walker};
+use super::{source, Lat, Walker};
 use crate::ir::*;
 use crate::loop_carried::{
     collect_assigned, critical_values, max_cycle_mean, stored_elements, stored_fields, Counter,
@@ -95,4 +96,28 @@ impl Walker<'_> {
         self.record = saved;
         (chain, test, waits_on_chain)
     }
+}
+
+impl Walker<'_> {
+    /// What a self call returns: in a function's walk, a non-tail call's result is a source.
+    pub(super) fn self_call_result(&self, tail: bool) -> Lat {
+        let mut result = self.none();
+        if let (false, Some(r)) = (tail, self.self_result) {
+            result[r] = Some(0);
+        }
+        result
+    }
+}
+
+/// The longer of two latencies from each source to each: the chain of two call sites.
+pub(super) fn longest_edges(
+    mut a: Vec<Vec<Option<u32>>>,
+    b: &[Vec<Option<u32>>],
+) -> Vec<Vec<Option<u32>>> {
+    for (row, other) in a.iter_mut().zip(b) {
+        for (x, y) in row.iter_mut().zip(other) {
+            *x = (*x).max(*y);
+        }
+    }
+    a
 }
