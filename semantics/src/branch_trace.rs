@@ -228,10 +228,10 @@ impl BranchTrace {
             pass(false);
         }
         let mut misses = pass(true);
+        let is_missed = |i: usize| missed[i / 64] & (1 << (i % 64)) != 0;
         for ramp in &self.ramps {
             let before = ramp.position.wrapping_sub(1) as usize;
             let left_out = ramp.left_out;
-            let is_missed = |i: usize| missed[i / 64] & (1 << (i % 64)) != 0;
             let exit_missed = ramp.exit != NO_EXIT && is_missed(ramp.exit as usize) && {
                 let e = self.events[ramp.exit as usize];
                 e & TWO_WAY != 0 && sites.waits_on_chain.get((e >> 9) as usize) == Some(&true)

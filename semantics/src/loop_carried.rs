@@ -177,22 +177,28 @@ pub(crate) fn critical_values(edges: &[Vec<Option<u32>>]) -> Vec<bool> {
             }
         }
     }
-    (0..n)
-        .map(|v| {
-            if !reach[v][v] {
-                return false;
-            }
-            let part = |i: usize| i == v || (reach[v][i] && reach[i][v]);
-            let within: Vec<Vec<Option<u32>>> = (0..n)
-                .map(|i| {
-                    (0..n)
-                        .map(|j| edges[i][j].filter(|_| part(i) && part(j)))
-                        .collect()
-                })
-                .collect();
-            max_cycle_mean(&within) == slowest
-        })
-        .collect()
+    // Each strongly connected part is weighed once: its values share the answer.
+    let mut critical = vec![false; n];
+    let mut weighed = vec![false; n];
+    for v in 0..n {
+        if weighed[v] || !reach[v][v] {
+            continue;
+        }
+        let part: Vec<bool> = (0..n).map(|i| reach[v][i] && reach[i][v]).collect();
+        let within: Vec<Vec<Option<u32>>> = (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| edges[i][j].filter(|_| part[i] && part[j]))
+                    .collect()
+            })
+            .collect();
+        let binds = max_cycle_mean(&within) == slowest;
+        for i in (0..n).filter(|&i| part[i]) {
+            weighed[i] = true;
+            critical[i] = binds;
+        }
+    }
+    critical
 }
 
 #[cfg(test)]
