@@ -62,6 +62,9 @@ enum Command {
     Build(commands::build::BuildArgs),
     /// Fit per-construct costs (LS, L1, NNLS) to a measured run: writes RUN_DIR/model.json.
     Fit(commands::fit::FitArgs),
+    /// Count a measured run's training programs again with this mlcost, then refit,
+    /// revalidate and rewrite its report, without measuring (after an mlcost upgrade).
+    Rescore(commands::rescore::RescoreArgs),
     /// Predict control programs with a run's model and compare with their measured times.
     Validate(commands::validate::ValidateArgs),
     /// The whole pipeline: gen → build → measure → count → fit → validate → report.
@@ -94,6 +97,7 @@ fn main() -> ExitCode {
         Command::Build(args) => commands::build::run(args),
         Command::Fit(args) => commands::fit::run(args),
         Command::Validate(args) => commands::validate::run(args),
+        Command::Rescore(args) => commands::rescore::run(args),
         Command::Suite(args) => commands::suite::run(args),
         Command::Report(args) => commands::report::run(args),
         Command::Compare(args) => commands::compare::run(args),

@@ -31,6 +31,16 @@ impl BarProgress {
         )
     }
 
+    /// Steps that run in parallel and end in no particular order: no time-left estimate.
+    fn start_parallel_steps(&mut self, what: &str, steps: usize) {
+        self.finish();
+        let bar = self.bar_with(
+            steps,
+            "{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg} ({elapsed})",
+        );
+        bar.set_prefix(what.to_string());
+    }
+
     fn bar_with(&mut self, total: usize, template: &str) -> &ProgressBar {
         let interactive = self.interactive;
         self.bar.get_or_insert_with(|| {
@@ -65,13 +75,11 @@ impl StageProgress for BarProgress {
     }
 
     fn start_build(&mut self, steps: usize) {
-        self.finish();
-        // Builds run in parallel and end in no particular order: no time-left estimate.
-        let bar = self.bar_with(
-            steps,
-            "{prefix:>8} [{bar:30}] {pos}/{len} {wide_msg} ({elapsed})",
-        );
-        bar.set_prefix("build");
+        self.start_parallel_steps("build", steps);
+    }
+
+    fn start_recount(&mut self, steps: usize) {
+        self.start_parallel_steps("recount", steps);
     }
 
     fn build_event(&self, event: BuildEvent) {

@@ -212,6 +212,7 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
             .all(|e| !e["benchmark"].as_str().unwrap().starts_with("control:")),
         "controls among the training estimates"
     );
+    rescore_after_an_upgrade(ws.path(), &run, &validation);
     // The memory model's real check: bytes per construct are exact integers learned from real runs.
     let model = read(run.join("model.json"));
     let bytes = &model["memory_bytes"];
@@ -358,12 +359,29 @@ fn a_killed_suite_resumes_without_losing_or_remeasuring_samples() {
         visits_before.lines().count() > 0,
         "no visit completed before the kill"
     );
+    // As if the run had been built by an mlcost that counted by other rules: the resumed run
+    // recounts before it measures, so its fit has counts of this semantics.
+    let (counts_file, manifest_file) = (
+        ws.path().join("run/counts.json"),
+        ws.path().join("run/manifest.json"),
+    );
+    let counts = read(counts_file.clone());
+    let mut stale = counts.clone();
+    for row in stale.as_array_mut().unwrap() {
+        row["counts"]["RetiredConstruct"] = 1.into();
+    }
+    let mut manifest = read(manifest_file.clone());
+    manifest["counted_by"] = "0000000000000000".into();
+    std::fs::write(&counts_file, stale.to_string()).unwrap();
+    std::fs::write(&manifest_file, manifest.to_string()).unwrap();
 
     let out = mlcost(
         &["suite", "--resume", "run", "--history", "history.sqlite"],
         ws.path(),
     );
     assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(read(counts_file), counts, "not recounted on resume");
+    assert_eq!(read(ws.path().join("run/counts-previous.json")), stale);
     let after = std::fs::read_to_string(&samples).unwrap();
     assert!(
         after.starts_with(before.trim_end_matches(|c| c != '\n')),
@@ -619,6 +637,69 @@ fn two_real_ocaml_releases_in_one_run() {
 
 /// The report opens offline in headless Chromium without console errors, and what it shows
 /// includes the cost table and charts.
+/// After an mlcost upgrade that changed the counting rules (simulated: counts and catalogue of
+/// another semantics), `fit` refuses the old counts and `rescore` recounts, refits and
+/// revalidates the run without measuring it: the same counts and validation as before.
+fn rescore_after_an_upgrade(ws: &Path, run: &Path, validation: &serde_json::Value) {
+    let counts = read(run.join("counts.json"));
+    let manifest = read(run.join("manifest.json"));
+    let fingerprint = manifest["counted_by"]
+        .as_str()
+        .expect("the build records it");
+    let visits = std::fs::read_to_string(run.join("visits.jsonl")).unwrap();
+    let mut old_counts = counts.clone();
+    for row in old_counts.as_array_mut().unwrap() {
+        row["counts"]["RetiredConstruct"] = 1.into();
+    }
+    let mut old_manifest = manifest.clone();
+    old_manifest["counted_by"] = "0000000000000000".into();
+    for (file, value) in [
+        ("counts.json", &old_counts),
+        ("manifest.json", &old_manifest),
+    ] {
+        std::fs::write(run.join(file), serde_json::to_string(value).unwrap()).unwrap();
+    }
+
+    let out = mlcost(&["fit", "run1"], ws);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("catalogue 0000000000000000")
+            && said.contains(fingerprint)
+            && said.contains("mlcost rescore run1"),
+        "{said}"
+    );
+
+    let out = mlcost(&["rescore", "run1", "--history", "history.sqlite"], ws);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    let points = counts.as_array().unwrap().len();
+    assert!(
+        all.contains(&format!(
+            "recounted {points} training points: {points} changed (catalogue 0000000000000000 → {fingerprint})"
+        )) && all.contains("no longer counted: RetiredConstruct"),
+        "{all}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.trim_end().lines().last(),
+        Some("report: run1/report/index.html"),
+        "{all}"
+    );
+    assert_eq!(read(run.join("counts.json")), counts);
+    assert_eq!(read(run.join("counts-previous.json")), old_counts);
+    assert_eq!(read(run.join("manifest.json")), manifest);
+    assert_eq!(
+        read(run.join("validation.json"))["summary"],
+        validation["summary"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.join("visits.jsonl")).unwrap(),
+        visits,
+        "rescore measured"
+    );
+}
+
 fn report_opens_in_chromium(page: &Path) {
     let Some(chromium) = ["chromium", "chromium-browser"].into_iter().find(|c| {
         Command::new(c)

@@ -42,6 +42,7 @@ pub(crate) fn fit_without_failed_methods(
 pub fn fit_run(run_dir: &Path, options: &fit::FitOptions) -> Result<Vec<FitOutcome>> {
     let run = require_run_dir(run_dir)?;
     let dir = RunDir::new(run_dir);
+    require_current_counts(run_dir, &dir)?;
     let estimates: Vec<Estimate> = read_json(&dir.estimates_file())?;
     let counts: Vec<ProgramCounts> = read_json(&dir.counts_file())?;
     let mut outcomes: Vec<FitOutcome> = Vec::new();
@@ -89,6 +90,32 @@ pub fn fit_run(run_dir: &Path, options: &fit::FitOptions) -> Result<Vec<FitOutco
         });
     }
     Ok(outcomes)
+}
+
+/// Refuses to fit counts that another cost semantics wrote: the model would say it was
+/// counted by this catalogue (`CostModel::counting`) while its constants explain the other's
+/// counts, and validation counts the controls with this one. A run from before mlcost
+/// recorded who counted gets a warning.
+fn require_current_counts(run_dir: &Path, dir: &RunDir) -> Result<()> {
+    let Some(manifest) = rundir::read_optional::<training_gen::Manifest>(&dir.manifest_file())?
+    else {
+        return Ok(());
+    };
+    let current = semantics::catalogue_fingerprint();
+    match manifest.counted_by {
+        Some(counted_by) if counted_by != current => bail!(
+            "{}: its training points were counted by another version of mlcost's cost semantics (catalogue {counted_by}; this mlcost counts by {current}): `mlcost rescore {}` recounts them with this one, without measuring, and refits — or fit with the mlcost that counted them",
+            run_dir.display(),
+            run_dir.display()
+        ),
+        Some(_) => {}
+        None => eprintln!(
+            "mlcost: warning: {} does not record which cost semantics counted its training points (a run from before mlcost recorded it); if this mlcost counts differently, `mlcost rescore {}` recounts them first",
+            run_dir.display(),
+            run_dir.display()
+        ),
+    }
+    Ok(())
 }
 
 /// The fit's options for `--method` and `--resamples`.

@@ -27,7 +27,7 @@ pub use fit_stage::{fit_run, FitOutcome};
 pub use observations::observations;
 pub use recorded::{recorded_compilers, recorded_sampling, require_run_dir};
 pub use rundir::RunDir;
-pub use suite::{binaries_for, build_stage, prepare_suite, Prepared, SuiteSettings};
+pub use suite::{binaries_for, build_stage, prepare_suite, recount_stage, Prepared, SuiteSettings};
 pub use validate_stage::{validate_run, ValidateRequest};
 
 use anyhow::Result;
@@ -49,5 +49,7 @@ pub trait StageProgress: harness::Progress + Sync {
     fn as_harness(&mut self) -> &mut dyn harness::Progress;
     /// A build of `steps` steps (see [`training_gen::suite::build_steps`]) begins.
     fn start_build(&mut self, steps: usize);
+    /// A recount of `steps` programs begins (reported as [`training_gen::BuildEvent::Counted`]).
+    fn start_recount(&mut self, steps: usize);
     fn build_event(&self, event: training_gen::BuildEvent);
 }

@@ -62,6 +62,16 @@ pub fn prepare_suite(
                 })
             });
         if built {
+            // Built by an mlcost that counted by other rules: the counts are this one's
+            // before anything is measured, so that the fit at the end can use them.
+            if manifest.counted_by != Some(semantics::catalogue_fingerprint()) {
+                let recount = recount_stage(run.path(), progress)?;
+                return Ok(Prepared {
+                    manifest: Manifest::load(run.path())?,
+                    template_errors: Vec::new(),
+                    build_failures: recount.failures,
+                });
+            }
             return Ok(Prepared {
                 manifest,
                 template_errors: Vec::new(),
@@ -128,6 +138,22 @@ pub fn build_stage(
         },
         &|event: BuildEvent| shown.build_event(event),
     );
+    progress.finish();
+    Ok(outcome?)
+}
+
+/// Recounts the measured suite in `suite` with this mlcost's interpreter (see
+/// [`training_gen::recount`]), one step per program.
+pub fn recount_stage(
+    suite: &Path,
+    progress: &mut dyn StageProgress,
+) -> Result<training_gen::RecountOutcome> {
+    let manifest = Manifest::load(suite)?;
+    progress.start_recount(manifest.programs.len());
+    let shown: &dyn StageProgress = progress;
+    let outcome = training_gen::recount_suite(suite, &|program| {
+        shown.build_event(BuildEvent::Counted { program })
+    });
     progress.finish();
     Ok(outcome?)
 }

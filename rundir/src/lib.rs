@@ -15,6 +15,7 @@
 //! canary.jsonl          the canary's readings between visits
 //! estimates.json        per (program, compiler, size) estimates
 //! counts.json           the interpreter's counts per (program, size)
+//! counts-previous.json  the counts `mlcost rescore` replaced (another mlcost's semantics)
 //! instructions.jsonl    instructions per run under valgrind, per (program, compiler, size,
 //!                       layout), appended as counted
 //! instructions.json     instructions per run per (program, compiler, size)
@@ -41,6 +42,7 @@ pub const VISITS_FILE: &str = "visits.jsonl";
 pub const CANARY_FILE: &str = "canary.jsonl";
 pub const ESTIMATES_FILE: &str = "estimates.json";
 pub const COUNTS_FILE: &str = "counts.json";
+pub const PREVIOUS_COUNTS_FILE: &str = "counts-previous.json";
 pub const INSTRUCTIONS_LOG_FILE: &str = "instructions.jsonl";
 pub const INSTRUCTIONS_FILE: &str = "instructions.json";
 pub const MODEL_FILE: &str = "model.json";
@@ -188,6 +190,11 @@ impl RunDir {
 
     pub fn counts_file(&self) -> PathBuf {
         self.join(COUNTS_FILE)
+    }
+
+    /// The counts a recount replaced, kept so that nothing measured or counted is lost.
+    pub fn previous_counts_file(&self) -> PathBuf {
+        self.join(PREVIOUS_COUNTS_FILE)
     }
 
     /// `instructions.jsonl`: one record per counted (program, compiler, size, layout).

@@ -11,6 +11,7 @@ pub mod gen;
 pub mod history;
 pub mod instructions;
 pub mod report;
+pub mod rescore;
 pub mod separability;
 pub mod suite;
 pub mod validate;

@@ -13,15 +13,19 @@
 //!   build's assembly against its template's claims ([`verify`]: a template the compiler
 //!   optimised away is an error, not a data point), counts each program with the
 //!   interpreter at every size and checks that native and interpreted results have the same
-//!   digest ([`suite`]), writing `counts.json`.
+//!   digest ([`suite`]), writing `counts.json`;
+//! - recounts a measured suite with this mlcost's interpreter when its cost semantics changed
+//!   ([`recount`]): the same programs, checked to be the ones timed, new counts.
 
 pub mod manifest;
+pub mod recount;
 pub mod render;
 pub mod suite;
 pub mod template;
 pub mod verify;
 
 pub use manifest::{BuildEntry, Manifest, ProgramEntry};
+pub use recount::{recount_suite, RecountOutcome};
 pub use render::{RenderContext, RenderedProgram};
 pub use suite::{
     build_suite, generate, BuildEvent, BuildOptions, BuildOutcome, GenOutcome, ProgramCounts,

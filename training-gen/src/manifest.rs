@@ -15,6 +15,11 @@ pub struct Manifest {
     /// Templates that could not be rendered when the suite was generated.
     #[serde(default)]
     pub template_errors: Vec<String>,
+    /// The catalogue fingerprint ([`semantics::catalogue_fingerprint`]) of the interpreter
+    /// that wrote `counts.json`; `None` before the suite is counted, and in runs from before
+    /// mlcost recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_by: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

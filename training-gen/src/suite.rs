@@ -102,6 +102,7 @@ pub fn generate(
     let manifest = Manifest {
         programs: entries,
         template_errors: errors.iter().map(|e| e.to_string()).collect(),
+        counted_by: None,
     };
     manifest.save(out)?;
     Ok(GenOutcome { manifest, errors })
@@ -246,6 +247,7 @@ pub fn build_suite(
             }
         }
     }
+    manifest.counted_by = Some(semantics::catalogue_fingerprint());
     manifest.save(suite)?;
     rundir::write_json(&rundir::RunDir::new(suite).counts_file(), &counts)?;
     Ok(BuildOutcome {
