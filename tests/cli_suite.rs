@@ -213,6 +213,33 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
         "controls among the training estimates"
     );
     rescore_after_an_upgrade(ws.path(), &run, &validation);
+    // Controls timed on their own (a user's corpus) say how the machine was while they ran,
+    // in the table's text and in their validation file.
+    let out = mlcost(
+        &[
+            "validate",
+            "run1",
+            "--controls",
+            "controls",
+            "--only",
+            "sum",
+        ],
+        ws.path(),
+    );
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("measured on their own: machine disturbed"),
+        "{said}"
+    );
+    let alone = read(run.join("validation-controls.json"));
+    assert!(
+        alone["machine"]["canary_readings"].as_u64().unwrap() > 0
+            && alone["machine"]["visits"].as_u64().unwrap() > 0,
+        "{}",
+        alone["machine"]
+    );
+    assert!(read(run.join("validation.json")).get("machine").is_none());
     // The memory model's real check: bytes per construct are exact integers learned from real runs.
     let model = read(run.join("model.json"));
     let bytes = &model["memory_bytes"];

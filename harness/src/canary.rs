@@ -187,6 +187,54 @@ impl CanaryTimeline {
     }
 }
 
+/// Above this share of disturbed time, a measurement's estimates run slow even after the
+/// disturbed visits are left out and caught up: the canary reads once a second, so visits
+/// between two quiet readings can still be disturbed, and when most of the time is, they fill
+/// the fastest half of a point's visits. On this project's host, the training points of a run
+/// disturbed 25% of the time matched a quiet run's to a median 1.000; one disturbed 54% of the
+/// time ran a median 1.053 of them, and controls validated alone while 72% was disturbed ran
+/// 1.02–1.35 times their training run's times (docs/measuring.md, "The canary").
+pub const BIASED_ABOVE: f64 = 0.4;
+
+/// How the machine was while a measurement ran, from its canary and its estimates: said beside
+/// the figures that came from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineCondition {
+    /// Share of the canary's readings that found the machine disturbed, percent.
+    pub disturbed_pct: f64,
+    pub canary_readings: usize,
+    /// The canary's quiet level, ns per run.
+    pub quiet_ns_per_run: f64,
+    /// Visits left out as disturbed (and caught up), of all visits of the estimates.
+    pub visits_left_out: usize,
+    pub visits: usize,
+}
+
+impl MachineCondition {
+    pub fn of(canary: &CanaryTimeline, estimates: &[crate::Estimate]) -> MachineCondition {
+        MachineCondition::new(
+            canary,
+            estimates.iter().map(|e| e.visits).sum(),
+            estimates.iter().map(|e| e.slow_machine_visits).sum(),
+        )
+    }
+
+    pub fn new(canary: &CanaryTimeline, visits: usize, visits_left_out: usize) -> Self {
+        MachineCondition {
+            disturbed_pct: 100.0 * canary.disturbed_fraction(),
+            canary_readings: canary.readings.len(),
+            quiet_ns_per_run: canary.typical_ns_per_run,
+            visits_left_out,
+            visits,
+        }
+    }
+
+    /// Whether the estimates are likely slow for the machine, not for the code.
+    pub fn biased(&self) -> bool {
+        self.disturbed_pct > 100.0 * BIASED_ABOVE
+    }
+}
+
 fn quantile(sorted: &[f64], p: f64) -> Option<f64> {
     if sorted.is_empty() {
         return None;
@@ -224,6 +272,34 @@ mod tests {
         assert!(!timeline.disturbed_during(2100, 2200));
         assert!(!timeline.disturbed_during(9100, 9200));
         assert!(CanaryTimeline::new(Vec::new()).is_none());
+    }
+
+    #[test]
+    fn a_measurement_disturbed_most_of_the_time_is_called_biased() {
+        // One reading in three slow: disturbed a third of the time, not biased.
+        let third: Vec<CanaryRecord> = (0..30)
+            .map(|i| reading(i * 1000, if i % 3 == 0 { 9000.0 } else { 7000.0 }))
+            .collect();
+        let condition = MachineCondition::new(&CanaryTimeline::new(third).unwrap(), 64, 12);
+        assert!((condition.disturbed_pct - 100.0 / 3.0).abs() < 1e-9);
+        assert_eq!(
+            (
+                condition.canary_readings,
+                condition.visits_left_out,
+                condition.visits
+            ),
+            (30, 12, 64)
+        );
+        assert_eq!(condition.quiet_ns_per_run, 7000.0);
+        assert!(!condition.biased());
+        // Three readings in five slow against the training run's quiet level.
+        let most: Vec<CanaryRecord> = (0..30)
+            .map(|i| reading(i * 1000, if i % 5 < 3 { 9500.0 } else { 7000.0 }))
+            .collect();
+        let timeline = CanaryTimeline::new(most)
+            .unwrap()
+            .with_reference(Some(7000.0));
+        assert!(MachineCondition::new(&timeline, 64, 12).biased());
     }
 
     #[test]

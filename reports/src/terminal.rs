@@ -85,21 +85,23 @@ pub fn table(estimates: &[Estimate]) -> String {
 /// Per construct: each method's time with its interval, and the bytes per occurrence.
 /// One line on the machine's state over a measurement: how often the canary found it
 /// disturbed, and how many visits were left out for it.
-pub fn machine_summary(
-    canary: Option<&harness::canary::CanaryTimeline>,
-    estimates: &[Estimate],
-) -> Option<String> {
-    let canary = canary?;
-    let visits: usize = estimates.iter().map(|e| e.visits).sum();
-    let left_out: usize = estimates.iter().map(|e| e.slow_machine_visits).sum();
-    Some(format!(
+pub fn machine_summary(condition: Option<&harness::canary::MachineCondition>) -> Option<String> {
+    let c = condition?;
+    let mut line = format!(
         "machine disturbed {:.1}% of the time ({} canary readings, quiet level {}); {} of {} visits left out",
-        100.0 * canary.disturbed_fraction(),
-        canary.readings.len(),
-        format_ns(canary.typical_ns_per_run),
-        left_out,
-        visits
-    ))
+        c.disturbed_pct,
+        c.canary_readings,
+        format_ns(c.quiet_ns_per_run),
+        c.visits_left_out,
+        c.visits
+    );
+    if c.biased() {
+        line.push_str(&format!(
+            "\nwarning: disturbed more than {:.0}% of the time, these estimates run slow for the machine, not the code (by up to a third for programs that use the core fully): compare them within this measurement, or measure again on a quieter machine",
+            100.0 * harness::canary::BIASED_ABOVE
+        ));
+    }
+    Some(line)
 }
 
 pub fn cost_table(model: &fit::CostModel) -> String {
@@ -340,6 +342,9 @@ pub fn validation_summary(name: &str, v: &validation::Validation) -> String {
         out.push_str(&line);
         out.push('\n');
     }
+    if let Some(line) = machine_summary(v.machine.as_ref()) {
+        out.push_str(&format!("measured on their own: {line}\n"));
+    }
     if !v.pairs.is_empty() {
         out.push_str(&pairs_table(v));
     }
@@ -455,6 +460,31 @@ pub fn render(header: &[String], rows: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_measurement_disturbed_most_of_the_time_is_flagged_beside_its_figures() {
+        let mut condition = harness::canary::MachineCondition {
+            disturbed_pct: 25.0,
+            canary_readings: 174,
+            quiet_ns_per_run: 7190.0,
+            visits_left_out: 1990,
+            visits: 8137,
+        };
+        let line = machine_summary(Some(&condition)).unwrap();
+        assert!(
+            line.starts_with("machine disturbed 25.0% of the time (174 canary readings")
+                && line.contains("1990 of 8137 visits left out")
+                && !line.contains("warning"),
+            "{line}"
+        );
+        condition.disturbed_pct = 72.4;
+        let line = machine_summary(Some(&condition)).unwrap();
+        assert!(
+            line.contains("\nwarning: disturbed more than 40% of the time"),
+            "{line}"
+        );
+        assert!(machine_summary(None).is_none());
+    }
 
     #[test]
     fn the_memory_line_says_how_many_points_are_exact_and_how_far_promotion_is() {

@@ -65,9 +65,11 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     } else {
         out!("{}", reports::terminal::table(&outcome.estimates));
     }
-    if let Some(line) =
-        reports::terminal::machine_summary(outcome.canary.as_ref(), &outcome.estimates)
-    {
+    let machine = outcome
+        .canary
+        .as_ref()
+        .map(|c| harness::canary::MachineCondition::of(c, &outcome.estimates));
+    if let Some(line) = reports::terminal::machine_summary(machine.as_ref()) {
         eprintln!("{line}");
     }
     eprintln!("samples:   {}", outcome.samples_path.display());

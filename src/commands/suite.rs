@@ -165,9 +165,11 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     }
     outln!("Training programs (layout-averaged):");
     out!("{}", reports::terminal::table(&split.training));
-    if let Some(line) =
-        reports::terminal::machine_summary(measured.canary.as_ref(), &split.training)
-    {
+    let machine = measured
+        .canary
+        .as_ref()
+        .map(|c| harness::canary::MachineCondition::of(c, &split.training));
+    if let Some(line) = reports::terminal::machine_summary(machine.as_ref()) {
         outln!("{line}");
     }
 

@@ -26,6 +26,10 @@ pub struct Validation {
     pub summary: Summary,
     pub pairs: Vec<PairResult>,
     pub skipped: Vec<Skipped>,
+    /// The machine while the controls were measured on their own; `None` when they were
+    /// timed beside the training programs (the run's own line says how the machine was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<harness::canary::MachineCondition>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -276,7 +280,12 @@ pub fn validate(
         .into_iter()
         .map(skipped_by)
         .collect::<Result<Vec<_>, _>>()?;
-    score_controls(model, prepared, &outcome.estimates, failures)
+    let mut validation = score_controls(model, prepared, &outcome.estimates, failures)?;
+    validation.machine = outcome
+        .canary
+        .as_ref()
+        .map(|c| harness::canary::MachineCondition::of(c, &outcome.estimates));
+    Ok(validation)
 }
 
 /// Why a measurement's failure rules out its program, `None` for a failure that rules out the
@@ -404,6 +413,7 @@ pub fn score_controls(
         pairs: compare_pairs(&results, &pair_members, method),
         programs: results,
         skipped,
+        machine: None,
     })
 }
 
