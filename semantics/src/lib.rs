@@ -217,8 +217,8 @@
 //!   float array, young or old.
 //! - **Strings.** A char is an immediate. `s.[i]` / `String.get` / `Bytes.get` count
 //!   `StringGet`, `Bytes.set` `StringSet`, `String.length` `StringLength` (inline code: a
-//!   header load, the padding byte, a bounds check); the `unsafe_` forms `TupleMatch` and
-//!   `FieldSet`. The Stdlib's string functions written in OCaml (`^`, `Bytes.make`,
+//!   header load, the padding byte, a bounds check); the `unsafe_` forms `StringUnsafeGet`
+//!   and `BytesUnsafeSet` (no check, but the index untagged). The Stdlib's string functions written in OCaml (`^`, `Bytes.make`,
 //!   `Char.chr`, …) are counted through their 4.13 code (`prelude.rs`), the others
 //!   (`String.init`, `String.concat`, `Bytes.map`, `Char.lowercase_ascii`, …) through the
 //!   installed `string.ml`, `bytes.ml`, `char.ml` (`stdlib_link`); their C externals count

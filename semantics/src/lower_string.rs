@@ -48,12 +48,12 @@ impl Lower {
             }
             StrOp::Get { checked, reused } => {
                 let (s, i) = (take(), take());
-                // `unsafe_get` is the byte load alone, as a field read. An index out of
-                // bounds raises even then: native code would read the heap beyond.
+                // An index out of bounds raises even for `unsafe_get`: native code would
+                // read the heap beyond, and the run would not be the one timed.
                 let counter = if checked {
                     Counter::StringGet
                 } else {
-                    Counter::TupleMatch
+                    Counter::StringUnsafeGet
                 };
                 ev(move |m| {
                     let i = i.int(m)?;
@@ -73,7 +73,7 @@ impl Lower {
                 let counter = if checked {
                     Counter::StringSet
                 } else {
-                    Counter::FieldSet
+                    Counter::BytesUnsafeSet
                 };
                 ev(move |m| {
                     let c = c.int(m)?;

@@ -37,7 +37,7 @@ let run s =
 }
 
 #[test]
-fn unsafe_accesses_are_a_load_and_a_store_and_char_code_is_free() {
+fn unsafe_accesses_are_their_own_constructs_and_char_code_is_free() {
     let source = "
 let input n = Bytes.of_string \"xyz\"
 let run b =
@@ -48,11 +48,43 @@ let run b =
         count(source, 0),
         expect(&[
             ("Base", 1),
-            ("TupleMatch", 2),
-            ("FieldSet", 1),
+            ("StringUnsafeGet", 2),
+            ("BytesUnsafeSet", 1),
             ("StringSet", 1),
             ("StringGet", 1),
             ("IntAdd", 1),
+        ])
+    );
+}
+
+#[test]
+fn a_string_reversed_with_unsafe_accesses_counts_one_of_each_per_byte() {
+    // `str_reverse`'s loop over 6 bytes: per byte one StringUnsafeGet, one BytesUnsafeSet and
+    // two IntSub (`n - 1 - i`), the `for` loop's iteration and, but after the last, its poll;
+    // outside it the length, the bound `n - 1` (IntSub), the entry test, the `let n` and the
+    // `let b`, the buffer's creation, and `Bytes.unsafe_to_string`, which is no code.
+    let source = "
+let input n = \"abcdef\"
+let run s =
+  let n = String.length s in
+  let b = Bytes.create n in
+  for i = 0 to n - 1 do
+    Bytes.unsafe_set b (n - 1 - i) (String.unsafe_get s i)
+  done;
+  Bytes.unsafe_to_string b";
+    assert_eq!(
+        count(source, 0),
+        expect(&[
+            ("Base", 1),
+            ("LetData", 2),
+            ("StringLength", 1),
+            ("BytesCreate", 1),
+            ("IntSub", 1 + 2 * 6),
+            ("IntCondGT", 1),
+            ("ForIter", 6),
+            ("BackEdgePoll", 5),
+            ("StringUnsafeGet", 6),
+            ("BytesUnsafeSet", 6),
         ])
     );
 }
