@@ -258,8 +258,11 @@ impl Compiler<'_> {
                             checked: true,
                             reused: true,
                         },
-                        (StrOp::Set { checked: true }, Some(Shared::Checked)) => {
-                            StrOp::Set { checked: false }
+                        (StrOp::Set { checked: true, .. }, Some(Shared::Checked)) => {
+                            StrOp::Set {
+                                checked: false,
+                                shared: true,
+                            }
                         }
                         (op, _) => op,
                     };

@@ -68,12 +68,13 @@ impl Lower {
                     }
                 })
             }
-            StrOp::Set { checked } => {
+            StrOp::Set { checked, shared } => {
                 let (s, i, c) = (take(), take(), take());
-                let counter = if checked {
-                    Counter::StringSet
-                } else {
-                    Counter::BytesUnsafeSet
+                let counter = match (checked, shared) {
+                    (true, _) => Counter::StringSet,
+                    // The read's check untagged the index already: the `movb` alone.
+                    (false, true) => Counter::FieldSet,
+                    (false, false) => Counter::BytesUnsafeSet,
                 };
                 ev(move |m| {
                     let c = c.int(m)?;

@@ -111,8 +111,14 @@ impl Prim {
                 checked: false,
                 reused: false,
             },
-            Prim::BytesSet => StrOp::Set { checked: true },
-            Prim::BytesUnsafeSet => StrOp::Set { checked: false },
+            Prim::BytesSet => StrOp::Set {
+                checked: true,
+                shared: false,
+            },
+            Prim::BytesUnsafeSet => StrOp::Set {
+                checked: false,
+                shared: false,
+            },
             Prim::BytesCreate => StrOp::Create,
             Prim::FormatInt => StrOp::FormatInt,
             Prim::BytesFill => StrOp::Fill,

@@ -97,8 +97,9 @@ pub(crate) enum StrOp {
     /// `s.[i]`, `String.get`, `Bytes.get`; `checked: false` for `unsafe_get`; `reused`: the
     /// byte is already in a register (see [`crate::shared_checks`]), no code at all.
     Get { checked: bool, reused: bool },
-    /// `Bytes.set`; `checked: false` for `unsafe_set`.
-    Set { checked: bool },
+    /// `Bytes.set`; `checked: false` for `unsafe_set`; `shared`: the check (and the untagged
+    /// index) of a read just before is reused (see [`crate::shared_checks`]), the store alone.
+    Set { checked: bool, shared: bool },
     /// `caml_create_bytes n`.
     Create,
     /// `caml_format_int fmt n` (`%d` only: `string_of_int`).
