@@ -11,22 +11,23 @@
 //! `expr_eval` overpredicted fourfold at 200 nodes.
 //!
 //! So the interpreter records every branch of the counted run (its site and outcome) and, at
-//! the end, replays the trace through model predictors three times: the first two passes are
+//! the end, replays the trace through model predictors several times: the first passes are
 //! the runs before, which leave the predictor warm and its history where every run of the
-//! steady state starts; the misses of the third pass are counted. The
+//! steady state starts; the misses of the last pass are counted. The
 //! two-way model is a small TAGE: a two-bit counter per site (the base predictor, which
 //! learns a biased branch), a loop predictor per site (a loop's exit, whose trip count the
-//! repeated input keeps), and two tagged tables indexed by the site and the global history —
+//! repeated input keeps), and three tagged tables indexed by the site and the global history —
 //! the last 8 outcomes (1024 entries: a pattern such as "after an odd Collatz step comes an
-//! even one") and the last 64 (6144 entries: where in the run this is). They take entries only
+//! even one"), the last 48 (6144 entries: where in the run this is) and the last 128 (32
+//! entries: the few exits only a longer history tells apart). They take entries only
 //! when the prediction was wrong — as TAGE allocates — so that only the hard branches compete
-//! for them. Their sizes are the one figure the model takes from a measurement rather than
+//! for them. Their sizes and histories are the figures the model takes from measurements rather than
 //! from the code: x86 vendors do not publish them, and `perf` is not available on these VMs.
 //! The walk of the `branchmiss` template measured here (1 run, 2 layouts): a coin-toss `if`
 //! over 4000 list elements ran as fast as the same walk with every outcome alike, over 16 000
 //! it cost 41 µs more (about 5400 misses at 7.5 ns), over 64 000 and 200 000 it cost 7.2–7.6
-//! ns per element missed as a cold predictor would miss half; the model predicts 231, 6515
-//! and one half.
+//! ns per element missed as a cold predictor would miss half; the model predicts 1, 6499
+//! and one half. The other measurements that set the tables are in `two_way.rs`.
 //!
 //! A miss is found only when its condition is known, and what the processor ran the wrong way
 //! until then is lost: an `if` whose condition waits on a division costs more per miss than
@@ -42,6 +43,12 @@ use crate::catalogue::Counter;
 use crate::machine::Machine;
 use crate::table_jump::JumpPredictor;
 use crate::two_way::TwoWayPredictor;
+
+/// Runs replayed before the counted one. A benchmark's steady state comes after thousands of
+/// runs; the tables, which take entries only on misses, take a few runs to settle. After 5
+/// they hold the tosses of the `branchmiss` template over 4000 elements (1 miss), which the
+/// processor predicts in full (measured); after 2 the model still missed 230 of them.
+const WARM_RUNS: usize = 5;
 
 /// Events are `site << 9 | kind << 8 | outcome`.
 const TWO_WAY: u32 = 1 << 8;
@@ -222,10 +229,11 @@ impl BranchTrace {
             misses
         };
         if warm {
-            // Two runs before: the first starts from an empty history, the second from the
-            // end of the first — where every run of the steady state starts.
-            pass(false);
-            pass(false);
+            // The runs before: the first starts from an empty history, the others from the
+            // end of the one before — where every run of the steady state starts.
+            for _ in 0..WARM_RUNS {
+                pass(false);
+            }
         }
         let mut misses = pass(true);
         let is_missed = |i: usize| missed[i / 64] & (1 << (i % 64)) != 0;

@@ -1,27 +1,41 @@
 //! The two-way branch predictor that [`crate::branch_trace`] replays a run's branches through:
-//! a small TAGE (per-site two-bit counters and loop predictors under two tagged tables on the
+//! a small TAGE (per-site two-bit counters and loop predictors under three tagged tables on the
 //! global history), sized from this host's measured misses (see `branch_trace.rs`).
 
 use crate::tagged::{context_hash, Slot, TaggedTable};
 
-/// Sets of the long tagged table, of 8 entries each: 6144 entries.
-const SETS: usize = 768;
-/// Sets of the short tagged table: 1024 entries.
-const SHORT_SETS: usize = 128;
+/// The tagged tables, shortest history first: the outcomes each reads, and its sets of 8
+/// entries. Each figure is set by a measurement on this host (`mlcost bench`, 2 layouts):
+/// - 8 outcomes, 1024 entries: "after an odd Collatz step comes an even one".
+/// - 48 outcomes, 6144 entries: where in the run this is, for as many branches as a coin-toss
+///   `if` over 4000 list elements (kept: no misses) but not 16 000 (about 5400 misses). The
+///   history is 48 outcomes, not more, because the processor loses the exits of loops whose
+///   trips vary but little: Euclid's `gcd` over 200 random pairs runs at 7.6 ns a remainder,
+///   8.0 over 1000, against 4.6 and 4.3 for the same pairs sorted by step count, so most of
+///   its exits are missed (the model misses 129 of 200 and 993 of 1000; over 64 outcomes it
+///   kept 156 of 200), and a loop of 4 to 24 random trips misses three exits in four over
+///   1000 trips (5.5 ns an element over the same loop at 14 trips every time; the model
+///   misses 770; over 64 outcomes 297).
+/// - 128 outcomes, 32 entries: the few exits that only a longer history tells apart, which
+///   the processor keeps while they are few — `gcd` over 30 pairs (5.1 ns a remainder, the
+///   sorted pairs 4.8) and `assoc`'s lookups in a list of 40 (no miss: over 48 outcomes alone
+///   the model misses 8 and 16 of them, with this table none and 5) — but not the hundred
+///   of `gcd` over 200 pairs.
+const TABLES: [(u32, usize); 3] = [(8, 128), (48, 768), (128, 4)];
 
 /// A two-way predictor: per-site two-bit counters and loop counters, overridden by tagged
-/// tables on the site and the global history — a short one (the last 8 outcomes: "after an
-/// odd step comes an even one") and a long one (the last 64: where in the run this is). The
-/// longest table that holds the branch's context predicts; a misprediction takes an entry in
-/// every longer table. The tables are set-associative and keep the entries of a set in the
-/// order last used, replacing the oldest: a run's hard branches stay as long as they fit and
-/// are lost together when they do not, the sharp edge measured here (a coin-toss `if` over 4000
-/// elements costs nothing, over 16 000 most of its misses).
+/// tables on the site and the global history ([`TABLES`]): a short one (the last 8 outcomes),
+/// a long one (the last 48: where in the run this is) and a small longest one (the last 128).
+/// The longest table that holds the branch's context predicts; a misprediction takes an
+/// entry in every longer table. The tables are set-associative and keep the entries of a set
+/// in the order last used, replacing the oldest: a run's hard branches stay as long as they
+/// fit and are lost together when they do not, the sharp edge measured here (a coin-toss `if`
+/// over 4000 elements costs nothing, over 16 000 most of its misses).
 pub(crate) struct TwoWayPredictor {
-    history: u64,
+    /// The last 128 outcomes, the latest in the lowest bit.
+    history: u128,
     sites: Vec<Site>,
-    short: HistoryTable,
-    long: HistoryTable,
+    tables: [HistoryTable; 3],
     /// The branch (`site << 1 | taken`) whose repetition changes nothing but its site's
     /// streak and counter, as the last branch left the predictor (see
     /// [`repeats_for_free`]); `NO_REPEAT` if none.
@@ -33,25 +47,24 @@ pub(crate) const NO_REPEAT: u64 = u64::MAX;
 
 /// A tagged table of two-bit counters on the site and the last outcomes of any branch.
 struct HistoryTable {
-    history_mask: u64,
+    history_mask: u128,
     table: TaggedTable<u8>,
 }
 
 impl HistoryTable {
-    fn new(sets: usize, history_bits: u32) -> Self {
+    fn new((history_bits, sets): (u32, usize)) -> Self {
         HistoryTable {
-            history_mask: if history_bits >= 64 {
-                u64::MAX
-            } else {
-                (1 << history_bits) - 1
-            },
+            history_mask: u128::MAX >> (128 - history_bits),
             table: TaggedTable::new(sets),
         }
     }
 
-    fn slot(&self, site: u32, history: u64) -> Slot {
-        self.table
-            .slot(context_hash(site, history & self.history_mask))
+    fn slot(&self, site: u32, history: u128) -> Slot {
+        let history = history & self.history_mask;
+        // The older 64 outcomes, mixed in only where the table reads them: a history of 64
+        // or fewer hashes as it did on its own.
+        let older = ((history >> 64) as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        self.table.slot(context_hash(site, history as u64 ^ older))
     }
 
     fn predicts(&self, slot: Slot) -> Option<bool> {
@@ -111,8 +124,7 @@ impl Default for TwoWayPredictor {
         TwoWayPredictor {
             history: 0,
             sites: Vec::new(),
-            short: HistoryTable::new(SHORT_SETS, 8),
-            long: HistoryTable::new(SETS, 64),
+            tables: TABLES.map(HistoryTable::new),
             repeat: NO_REPEAT,
         }
     }
@@ -169,37 +181,28 @@ impl TwoWayPredictor {
             self.sites.resize(site_index + 1, Site::default());
         }
         let site_state = &mut self.sites[site_index];
-        let (short, long) = (
-            self.short.slot(site, self.history),
-            self.long.slot(site, self.history),
-        );
-        let (by_long, by_short) = (self.long.predicts(long), self.short.predicts(short));
+        let slots = self.tables.each_ref().map(|t| t.slot(site, self.history));
+        // The longest table that holds the context, and its prediction.
+        let provider = (0..TABLES.len())
+            .rev()
+            .find_map(|i| self.tables[i].predicts(slots[i]).map(|p| (i, p)));
         let predicted = site_state
             .loop_exit()
-            .or(by_long)
-            .or(by_short)
+            .or(provider.map(|(_, p)| p))
             .unwrap_or(site_state.counter >= 2);
         let missed = predicted != taken;
-        if by_long.is_some() {
-            self.long.train(long, taken);
-        } else if by_short.is_some() {
-            self.short.train(short, taken);
-            if missed {
-                self.long.allocate(long, taken);
+        if let Some((i, _)) = provider {
+            self.tables[i].train(slots[i], taken);
+        }
+        if missed {
+            let longer = provider.map_or(0, |(i, _)| i + 1);
+            for (table, &slot) in self.tables.iter_mut().zip(&slots).skip(longer) {
+                table.allocate(slot, taken);
             }
-        } else if missed {
-            self.short.allocate(short, taken);
-            self.long.allocate(long, taken);
         }
         site_state.update(taken);
-        let history = self.history << 1 | u64::from(taken);
-        let provider = if by_long.is_some() {
-            self.long.table.get(long)
-        } else if by_short.is_some() {
-            self.short.table.get(short)
-        } else {
-            None
-        };
+        let history = self.history << 1 | u128::from(taken);
+        let provider = provider.and_then(|(i, _)| self.tables[i].table.get(slots[i]));
         // After a miss an entry may have been taken, which the next lookup would find.
         if !missed
             && history == self.history
