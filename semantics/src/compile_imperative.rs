@@ -258,12 +258,10 @@ impl Compiler<'_> {
                             checked: true,
                             reused: true,
                         },
-                        (StrOp::Set { checked: true, .. }, Some(Shared::Checked)) => {
-                            StrOp::Set {
-                                checked: false,
-                                shared: true,
-                            }
-                        }
+                        (StrOp::Set { checked: true, .. }, Some(Shared::Checked)) => StrOp::Set {
+                            checked: false,
+                            shared: true,
+                        },
                         (op, _) => op,
                     };
                     self.imp(ImpOp::Str(op), args, pos)

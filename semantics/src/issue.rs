@@ -61,8 +61,8 @@ const fn instructions(c: Counter) -> u8 {
         FloatDiv | FloatMult | FloatSqrt | FloatSub | FloatUMinus | Frame | FunApp | IntCondEq
         | IntCondGE | IntCondGT | IntCondLT | IntLand | IntLor | IntMultConst | IntOfFloat
         | IntUMinus | LetData | Raise | VariantElem => 2,
-        BoolNot | BytesUnsafeSet | CondValue | IntCondLE | IntLsl | IntLxor | IntMult | LoopPoll
-        | StringUnsafeGet => 3,
+        BoolNot | BytesUnsafeSet | CondValue | IntCondLE | IntLsl | IntLxor | IntMult
+        | LoopPoll | StringUnsafeGet => 3,
         Closure | FloatCondGE | FloatCondGT | FloatCondLE | FloatCondLT | FloatOfInt | IntAsr
         | IntLsr | PatternMatch | TailApp => 4,
         ArrayGet | BoolAnd | BoolOr | FloatCondEq | ForIter | TableJump | TupleHead => 5,
