@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn a_long_loop_does_not_miss_its_exit_once_its_trip_count_repeats() {
-        // 1000 iterations a run, three runs: the exit of the third is predicted.
+        // 1000 iterations a run, six runs: the exit of the sixth is predicted.
         let outcomes: Vec<bool> = (0..1000).map(|i| i < 999).collect();
         assert_eq!(steady_misses(&outcomes), 0);
         let mut trace = BranchTrace::default();
