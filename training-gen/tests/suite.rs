@@ -100,7 +100,15 @@ fn every_builtin_template_renders_compiles_and_passes_verification() {
                 assert_eq!(stressed_at(program).last(), Some(&true), "{}", program.name);
             }
         } else if data_only {
-            assert!(programs.iter().any(|p| runs_it(p)), "{template}");
+            // Misses depend on the data: below a predictor's capacity a run's outcomes are
+            // learnt (as the processor learns a coin toss over 4000 elements), so the small
+            // sizes may be the baseline; the largest must miss, in one variant at least.
+            assert!(
+                programs
+                    .iter()
+                    .any(|p| stressed_at(p).last() == Some(&true)),
+                "{template}"
+            );
         } else {
             for program in programs {
                 assert!(
