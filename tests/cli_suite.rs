@@ -3,102 +3,17 @@
 //! killed run, a broken control, history, and `compare` on a re-run, on a slowed-down
 //! compiler and on two real OCaml releases.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-// `spill`: the others keep values across calls only in proportion to their calls, which
-// would leave `Spill` inseparable from `FunApp`.
-const TEMPLATES: [&str; 11] = [
-    "base",
-    "fapp",
-    "fintadd",
-    "cons",
-    "fundef",
-    "intsub",
-    "intcondeq",
-    "tailapp",
-    "spill",
-    // A product chain that binds beside independent products: without it `ChainCycle`
-    // rests on one program and cannot be told from what that program runs.
-    "intmult",
-    // Tail calls through a code pointer without a closure built: `fundef` alone runs one
-    // `IndirectJump` per `FunDef`.
-    "indirect_jump",
-];
+#[path = "cli_suite/rescore.rs"]
+mod rescore;
+#[path = "cli_suite/support.rs"]
+mod support;
 
-fn mlcost(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mlcost"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("mlcost runs")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// A workspace with a few built-in templates and three control programs, one of them broken.
-fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let templates = dir.path().join("templates");
-    std::fs::create_dir_all(&templates).unwrap();
-    let builtin = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
-    for name in TEMPLATES {
-        let file = format!("{name}.ml.tera");
-        std::fs::copy(builtin.join(&file), templates.join(&file)).unwrap();
-    }
-    let controls = dir.path().join("controls");
-    std::fs::create_dir_all(&controls).unwrap();
-    std::fs::write(
-        controls.join("sum.ml"),
-        "(* mlcost-control\n   description: non-tail sum\n   sizes: 1000 4000 16000\n   pair: sums\n*)\n\
-         let rec sum n = if n = 0 then 0 else n + sum (n - 1)\nlet input n = n\nlet run n = sum n\n",
-    )
-    .unwrap();
-    std::fs::write(
-        controls.join("sum_tr.ml"),
-        "(* mlcost-control\n   description: tail-recursive sum\n   sizes: 1000 4000 16000\n   pair: sums\n*)\n\
-         let rec go n acc = if n = 0 then acc else go (n - 1) (acc + n)\nlet input n = n\nlet run n = go n 0\n",
-    )
-    .unwrap();
-    std::fs::write(
-        controls.join("broken.ml"),
-        "(* mlcost-control\n   description: does not parse\n   sizes: 10\n*)\nlet input n = n\nlet run n = (n +\n",
-    )
-    .unwrap();
-    dir
-}
-
-fn suite_args<'a>(run: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "suite",
-        "--quick",
-        "--templates",
-        "templates",
-        "--no-builtin",
-        "--controls",
-        "controls",
-        "--out",
-        run,
-        "--history",
-        "history.sqlite",
-        // valgrind's counts are tested once, by the compiler comparison below.
-        "--no-instructions",
-    ];
-    args.extend_from_slice(extra);
-    args
-}
-
-fn read(path: PathBuf) -> serde_json::Value {
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use rescore::rescore_after_an_upgrade;
+use support::{mlcost, read, suite_args, text, workspace};
 
 #[test]
 fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
@@ -659,71 +574,6 @@ fn two_real_ocaml_releases_in_one_run() {
         Some(i32::from(regression)),
         "{}",
         text(&out)
-    );
-}
-
-/// The report opens offline in headless Chromium without console errors, and what it shows
-/// includes the cost table and charts.
-/// After an mlcost upgrade that changed the counting rules (simulated: counts and catalogue of
-/// another semantics), `fit` refuses the old counts and `rescore` recounts, refits and
-/// revalidates the run without measuring it: the same counts and validation as before.
-fn rescore_after_an_upgrade(ws: &Path, run: &Path, validation: &serde_json::Value) {
-    let counts = read(run.join("counts.json"));
-    let manifest = read(run.join("manifest.json"));
-    let fingerprint = manifest["counted_by"]
-        .as_str()
-        .expect("the build records it");
-    let visits = std::fs::read_to_string(run.join("visits.jsonl")).unwrap();
-    let mut old_counts = counts.clone();
-    for row in old_counts.as_array_mut().unwrap() {
-        row["counts"]["RetiredConstruct"] = 1.into();
-    }
-    let mut old_manifest = manifest.clone();
-    old_manifest["counted_by"] = "0000000000000000".into();
-    for (file, value) in [
-        ("counts.json", &old_counts),
-        ("manifest.json", &old_manifest),
-    ] {
-        std::fs::write(run.join(file), serde_json::to_string(value).unwrap()).unwrap();
-    }
-
-    let out = mlcost(&["fit", "run1"], ws);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        said.contains("catalogue 0000000000000000")
-            && said.contains(fingerprint)
-            && said.contains("mlcost rescore run1"),
-        "{said}"
-    );
-
-    let out = mlcost(&["rescore", "run1", "--history", "history.sqlite"], ws);
-    let all = text(&out);
-    assert!(out.status.success(), "{all}");
-    let points = counts.as_array().unwrap().len();
-    assert!(
-        all.contains(&format!(
-            "recounted {points} training points: {points} changed (catalogue 0000000000000000 → {fingerprint})"
-        )) && all.contains("no longer counted: RetiredConstruct"),
-        "{all}"
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        stdout.trim_end().lines().last(),
-        Some("report: run1/report/index.html"),
-        "{all}"
-    );
-    assert_eq!(read(run.join("counts.json")), counts);
-    assert_eq!(read(run.join("counts-previous.json")), old_counts);
-    assert_eq!(read(run.join("manifest.json")), manifest);
-    assert_eq!(
-        read(run.join("validation.json"))["summary"],
-        validation["summary"]
-    );
-    assert_eq!(
-        std::fs::read_to_string(run.join("visits.jsonl")).unwrap(),
-        visits,
-        "rescore measured"
     );
 }
 

@@ -64,18 +64,18 @@ pub fn prepare_suite(
         if built {
             // Built by an mlcost that counted by other rules: the counts are this one's
             // before anything is measured, so that the fit at the end can use them.
-            if manifest.counted_by != Some(semantics::catalogue_fingerprint()) {
-                let recount = recount_stage(run.path(), progress)?;
+            if manifest.counted_by == Some(semantics::catalogue_fingerprint()) {
                 return Ok(Prepared {
-                    manifest: Manifest::load(run.path())?,
+                    manifest,
                     template_errors: Vec::new(),
-                    build_failures: recount.failures,
+                    build_failures: Vec::new(),
                 });
             }
+            let recount = recount_stage(run.path(), progress)?;
             return Ok(Prepared {
-                manifest,
+                manifest: Manifest::load(run.path())?,
                 template_errors: Vec::new(),
-                build_failures: Vec::new(),
+                build_failures: recount.failures,
             });
         }
     }
