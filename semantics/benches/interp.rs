@@ -67,6 +67,7 @@ fn interp(c: &mut Criterion) {
                     "DivisionChainCycle",
                     "ForwardChainCycle",
                     "DividerCycle",
+                    "AllocWriteCycle",
                     "DivisionRampCycle",
                     "RampCycle",
                     "CallShadow",

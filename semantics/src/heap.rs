@@ -40,6 +40,9 @@ struct Clock {
     major_words: Cell<u64>,
     /// Σ words × live frames ([`FRAMES`]) over the minor heap's allocations of the run.
     frame_words: Cell<u64>,
+    /// Words of minor blocks the runtime allocates without writing them (`Bytes.create`'s
+    /// body): allocated, but no line of the minor heap comes back for them.
+    unwritten: Cell<u64>,
     /// Words of the blocks that died remembered (see [`crate::remembered`]): promoted whole.
     remembered_words: Cell<u64>,
     /// Set while a store releases the value it overwrote: that value left the major block's
@@ -65,6 +68,7 @@ impl Clock {
             words: Cell::new(0),
             major_words: Cell::new(0),
             frame_words: Cell::new(0),
+            unwritten: Cell::new(0),
             remembered_words: Cell::new(0),
             overwriting: Cell::new(false),
             overwritten_field: Cell::new(0),
@@ -378,6 +382,33 @@ pub(crate) fn allocated_words() -> u64 {
     CLOCK.with(|clock| clock.words.get() + clock.major_words.get())
 }
 
+/// Words the run allocated and wrote so far in the minor heap: the fresh lines its
+/// allocations write (see [`crate::issue::ALLOC_WRITE_PER_WORD`]).
+#[inline]
+pub(crate) fn written_words() -> u64 {
+    CLOCK.with(|clock| clock.words.get() - clock.unwritten.get())
+}
+
+/// `words` of the minor block just allocated stay unwritten (`caml_alloc_string` writes only
+/// a string's header and last word).
+pub(crate) fn left_unwritten(words: u64) {
+    CLOCK.with(|clock| {
+        if clock.tracking.get() {
+            clock.unwritten.set(clock.unwritten.get() + words);
+        }
+    })
+}
+
+/// `words` of a young string the run allocated are written after all (`Bytes.make`'s fill,
+/// the blits of `Bytes.sub` and `^` into the block `Bytes.create` left unwritten).
+pub(crate) fn written_after(words: u64) {
+    CLOCK.with(|clock| {
+        clock
+            .unwritten
+            .set(clock.unwritten.get().saturating_sub(words))
+    })
+}
+
 /// A function with a native frame starts running (a non-tail call into it, or a tail call
 /// from a frameless function): one more frame for a minor collection to scan.
 #[inline]
@@ -446,6 +477,7 @@ pub(crate) fn start() {
         FRAMES.with(|frames| frames.set(0));
         clock.frame_words.set(0);
         clock.remembered_words.set(0);
+        clock.unwritten.set(0);
         clock.open_box.set(NO_BOX);
         clock
             .heap_words

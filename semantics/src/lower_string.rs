@@ -110,7 +110,10 @@ impl Lower {
                     let born = if words - 1 > u64::from(MAX_YOUNG_WOSIZE) {
                         Born::major(words)
                     } else {
-                        Born::new(words as u32)
+                        let born = Born::new(words as u32);
+                        // The header and the last word (the padding's count) are written.
+                        crate::heap::left_unwritten(words.saturating_sub(2));
+                        born
                     };
                     Ok(Value::Str(Rc::new(StrBlock {
                         bytes: RefCell::new(vec![0; n as usize].into_boxed_slice()),
@@ -153,6 +156,9 @@ impl Lower {
                         return Err(invalid_argument(m, "Bytes.unsafe_fill", pos));
                     }
                     m.count_n(Counter::BytesCopyWord, words_of(len));
+                    if string(&s).born.is_young_of_run() {
+                        crate::heap::written_after(words_of(len) as u64);
+                    }
                     bytes[ofs as usize..(ofs + len) as usize].fill(c as u8);
                     Ok(UNIT)
                 })
@@ -172,6 +178,9 @@ impl Lower {
                         return Err(invalid_argument(m, "Bytes.unsafe_blit", pos));
                     }
                     m.count_n(Counter::BytesCopyWord, words_of(len));
+                    if to.born.is_young_of_run() {
+                        crate::heap::written_after(words_of(len) as u64);
+                    }
                     let (s, d, n) = (src_ofs as usize, dst_ofs as usize, len as usize);
                     // The bytes moved are copied out first: source and destination may be
                     // the same block (memmove).

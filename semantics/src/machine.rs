@@ -130,6 +130,11 @@ pub(crate) struct Machine<'p> {
     pub(crate) chain_fraction: u64,
     /// Quarter-cycles of the divider's not yet counted as a whole `DividerCycle`.
     pub(crate) divider_fraction: u64,
+    /// Sixths of an `AllocWriteCycle` not yet a whole cycle.
+    pub(crate) alloc_write_fraction: u64,
+    /// Sixths of a cycle of `AllocWriteCycle` counted so far: a clock, so that an outer
+    /// iteration weighs its words against the time its inner loops already waited on theirs.
+    pub(crate) alloc_waited: u64,
     /// The expected `CamlModifyYoung` so far less those counted ([`Machine::caml_modify`]).
     pub(crate) young_modify_excess: f64,
     /// Set by a closure in tail position instead of calling (see [`PendingCall`]); only ever
@@ -183,6 +188,8 @@ impl<'p> Machine<'p> {
             native_stack: Default::default(),
             chain_fraction: 0,
             divider_fraction: 0,
+            alloc_write_fraction: 0,
+            alloc_waited: 0,
             young_modify_excess: 0.0,
             pending: PendingCall {
                 kind: CalleeKind::None,

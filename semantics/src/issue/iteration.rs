@@ -3,8 +3,8 @@
 //! calls shadow (see [`super`]).
 
 use super::{
-    excess, excess_within, shadowed, Iteration, CALL_HOLD, DIVISION_KIND, ISSUE_WIDTH,
-    OVERLAP_WINDOW, RECURSION_WINDOW, SMALL_OVERLAP_WINDOW,
+    excess, excess_within, shadowed, Iteration, ALLOC_ISSUE_WIDTH, ALLOC_WRITE_PER_WORD, CALL_HOLD,
+    DIVISION_KIND, ISSUE_WIDTH, OVERLAP_WINDOW, RECURSION_WINDOW, SMALL_OVERLAP_WINDOW,
 };
 use crate::branch_trace::LeftOut;
 use crate::catalogue::Counter;
@@ -26,6 +26,10 @@ pub(crate) struct IterationMark {
     divisions: u64,
     /// Cycles the float divider has been kept busy ([`super::DIVIDER_BUSY`]).
     divider_busy: u64,
+    /// Words allocated in the minor heap.
+    allocated: u64,
+    /// Sixths of a cycle counted waiting on them ([`Machine::alloc_waited`]).
+    alloc_waited: u64,
     calls: u64,
     control: u64,
     inner_calls: u64,
@@ -51,6 +55,8 @@ struct Clocks {
     control: u64,
     divisions: u64,
     divider_busy: u64,
+    allocated: u64,
+    alloc_waited: u64,
 }
 
 /// Calls and other instructions the loop iterations that ended so far accounted for.
@@ -74,6 +80,10 @@ struct Ran {
     /// Only the float operations keep the divider busy ([`super::DIVIDER_BUSY`]).
     divides_float: bool,
     busy: u64,
+    /// Words allocated in the minor heap, callees included.
+    allocated: u64,
+    /// Sixths of a cycle its inner loops waited on their words.
+    alloc_waited: u64,
 }
 
 /// See [`Machine::advance`]; apart from it, for a mark that lies in the machine.
@@ -94,10 +104,14 @@ fn advance(mark: &mut IterationMark, now: &Clocks, iterated: &mut Iterated) -> R
         divides: now.divisions > mark.divisions,
         divides_float: now.divider_busy > mark.divider_busy,
         busy: now.divider_busy - mark.divider_busy,
+        allocated: now.allocated.saturating_sub(mark.allocated),
+        alloc_waited: now.alloc_waited - mark.alloc_waited,
     };
     mark.issued = now.issued;
     mark.divisions = now.divisions;
     mark.divider_busy = now.divider_busy;
+    mark.allocated = now.allocated;
+    mark.alloc_waited = now.alloc_waited;
     mark.calls = now.calls;
     mark.control = now.control;
     mark.inner_calls = iterated.calls;
@@ -116,6 +130,8 @@ impl Machine<'_> {
             instance_branches: self.branches.position(),
             divisions: self.divisions,
             divider_busy: self.divider_busy,
+            allocated: crate::heap::written_words(),
+            alloc_waited: self.alloc_waited,
             calls: self.calls,
             control: self.control,
             inner_calls: self.iterated.calls,
@@ -133,7 +149,8 @@ impl Machine<'_> {
     #[inline(always)]
     pub(crate) fn iteration_ended(&mut self, chain: Chain, mark: &mut IterationMark) {
         let ran = self.advance(mark);
-        self.weigh_iteration(&chain, ran, Iteration::Loop);
+        // The iteration's own wait is not an inner loop's for the next one.
+        mark.alloc_waited += self.weigh_iteration(&chain, ran, Iteration::Loop);
     }
 
     /// Ends the iteration that began at `*mark`, moving `*mark` to where the next one begins
@@ -154,12 +171,15 @@ impl Machine<'_> {
             control: self.control,
             divisions: self.divisions,
             divider_busy: self.divider_busy,
+            allocated: crate::heap::written_words(),
+            alloc_waited: self.alloc_waited,
         }
     }
 
     /// What an iteration that `ran` weighs, for an iteration of the given kind.
     #[inline(always)]
-    fn weigh_iteration(&mut self, chain: &Chain, ran: Ran, kind: Iteration) {
+    /// Returns the sixths of a cycle it counted waiting on its words.
+    fn weigh_iteration(&mut self, chain: &Chain, ran: Ran, kind: Iteration) -> u64 {
         let Ran {
             issued,
             other,
@@ -169,16 +189,19 @@ impl Machine<'_> {
             divides,
             divides_float,
             busy,
+            allocated,
+            alloc_waited,
         } = ran;
         // Without a chain nothing binds, and nothing ramps in.
         let cycles = chain.cycles();
         // A loop's iteration takes at least the front end's hold of its calls (a linear
         // recursion's levels are weighed without it: their way down binds as measured).
+        let instructions = issued;
         let issued = match kind {
             Iteration::Loop => issued.max(calls * CALL_HOLD),
             _ => issued,
         };
-        if cycles != 0 {
+        let chained = if cycles != 0 {
             // Instances that divide in floats share one divider, which starts an operation
             // every 4 cycles: overlapping them gains nothing. A loop instance dividing
             // integers ramps in like any other; what its ramp leaves out is
@@ -223,12 +246,27 @@ impl Machine<'_> {
                 }
             }
             self.add_chain(counted, chain);
+            counted
+        } else {
+            0
+        };
+        // The minor heap takes the words the iteration allocates at its own pace, which binds
+        // only beyond everything else the iteration waits on: its chain, its calls' hold, and
+        // its instructions at the pace they run beside the writes ([`ALLOC_ISSUE_WIDTH`]).
+        let writing = allocated * ALLOC_WRITE_PER_WORD;
+        // Inner loops' waits on their own words are time the iteration already took.
+        let paced =
+            (instructions * ISSUE_WIDTH / ALLOC_ISSUE_WIDTH).max(issued + chained) + alloc_waited;
+        let waited = writing.saturating_sub(paced);
+        if waited > 0 {
+            self.add_alloc_write_excess(waited);
         }
         // The divider is busy only in iterations that divide.
         if divides {
             self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
         }
         self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
+        waited
     }
 
     /// The instance of the `for` or `while` loop whose iteration began at `mark` exited.
@@ -261,7 +299,8 @@ impl Machine<'_> {
         let state = &mut self.loops[fid as usize];
         let ran = advance(&mut state.iteration, &clocks, &mut self.iterated);
         state.level_began = clocks.issued;
-        self.weigh_iteration(&chain, ran, kind);
+        let waited = self.weigh_iteration(&chain, ran, kind);
+        self.loops[fid as usize].iteration.alloc_waited += waited;
     }
 
     /// A non-tail self call of `fid` returned, carrying `chain` cycles from its result to the

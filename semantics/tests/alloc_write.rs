@@ -1,0 +1,102 @@
+//! `AllocWriteCycle`: the minor heap's pace of taking the words a loop iteration writes,
+//! counted beyond the iteration's instructions at 4 a cycle and its chain, by hand.
+
+mod common;
+
+fn alloc_write_cycles(source: &str, size: i64) -> u64 {
+    common::count_of(source, size, "AllocWriteCycle")
+}
+
+/// Per iteration, the difference between two sizes: what the loop's entry and exit add cancels.
+fn per_iteration(source: &str) -> u64 {
+    (alloc_write_cycles(source, 600) - alloc_write_cycles(source, 300)) / 300
+}
+
+#[test]
+fn a_loop_that_builds_a_wide_block_and_little_else_waits_on_its_writes() {
+    // A 5-tuple is 6 words: 6 × 9 = 54 sixths of a cycle. The iteration issues TupleMatch 5,
+    // IntCondEq 2, IntSub 1, IntAdd 1, TupleHead 5, TupleElem 5, SelfTailApp 1: 20
+    // instructions, 30 sixths at 4 a cycle. 24 sixths beyond: 4 cycles an iteration.
+    let wide = "
+let rec loop n (a, b, c, d, e) =
+  if n = 0 then a + b + c + d + e else loop (n - 1) (n, n, n, n, e + n)
+let input n = n
+let run n = loop n (1, 2, 3, 4, 5)";
+    assert_eq!(per_iteration(wide), 4);
+    assert_eq!(alloc_write_cycles(wide, 1000), 4000);
+    // A 9-word block, 26 instructions (TupleMatch 8, TupleElem 8, TupleHead 5, IntAdd 1,
+    // IntCondEq 2, IntSub 1, SelfTailApp 1): 81 − 39 = 42 sixths, 7 cycles.
+    let nine = "
+let rec loop n (a, b, c, d, e, f, g, h) =
+  if n = 0 then a + b + c + d + e + f + g + h
+  else loop (n - 1) (n, n, n, n, n, n, n, h + n)
+let input n = n
+let run n = loop n (1, 2, 3, 4, 5, 6, 7, 8)";
+    assert_eq!(per_iteration(nine), 7);
+}
+
+#[test]
+fn a_pair_an_iteration_among_other_work_hides_its_writes() {
+    // A pair (3 words, 27 sixths) beside 20 instructions (30 sixths): the writes keep pace.
+    let pair = "
+let rec loop n (a, b) = if n = 0 then a + b else loop (n - 1) (b, a + n)
+let input n = n
+let run n = loop n (1, 2)";
+    // TupleMatch 2, IntCondEq 2, IntSub 1, IntAdd 1, TupleHead 5, TupleElem 2, SelfTailApp 1:
+    // 14 instructions, 21 sixths; 27 − 21 = 6 sixths, one cycle an iteration.
+    assert_eq!(per_iteration(pair), 1);
+    // The same pair with an xor-shift of the counter beside it: 15 more instructions.
+    let busy = "
+let rec loop n (a, b) =
+  if n = 0 then a + b
+  else
+    let h = n lxor (n lsl 7) in
+    let h = h lxor (h lsr 9) in
+    loop (n - 1) (b, a + h)
+let input n = n
+let run n = loop n (1, 2)";
+    assert_eq!(alloc_write_cycles(busy, 1000), 0);
+}
+
+#[test]
+fn a_loop_that_allocates_nothing_counts_none() {
+    let sum = "
+let rec loop n acc = if n = 0 then acc else loop (n - 1) (acc + n)
+let input n = n
+let run n = loop n 0";
+    assert_eq!(alloc_write_cycles(sum, 1000), 0);
+}
+
+#[test]
+fn bytes_create_writes_only_its_header_and_last_word() {
+    // 1000 bytes are 127 words, of which caml_alloc_string writes 2: 18 sixths, well within
+    // the call's 54 instructions. Counted as written, they would be 1143 sixths an iteration.
+    let create = "
+let rec loop n acc = if n = 0 then acc else loop (n - 1) (acc + Bytes.length (Bytes.create 1000))
+let input n = n
+let run n = loop n 0";
+    assert_eq!(alloc_write_cycles(create, 1000), 0);
+    // `Bytes.make` fills what it allocates: its 127 words are written (1143 sixths against
+    // the create's 54 instructions, the fill's 34 and its 16 words' 16, the loop's 7).
+    let make = "
+let rec loop n acc = if n = 0 then acc else loop (n - 1) (acc + Bytes.length (Bytes.make 1000 'a'))
+let input n = n
+let run n = loop n 0";
+    assert!(alloc_write_cycles(make, 1000) > 100 * 1000);
+}
+
+#[test]
+fn an_outer_loop_does_not_wait_again_on_its_inner_loops_words() {
+    // The inner loop waits 4 cycles an iteration, as above: 40 a call of 10 iterations. The
+    // outer iteration's 66 words (the inner tuples and its own) are 594 sixths, against the
+    // inner loop's 200-odd instructions at 4 a cycle plus the 240 sixths the inner loop
+    // already waited: nothing more.
+    let nested = "
+let rec inner n (a, b, c, d, e) =
+  if n = 0 then a + b + c + d + e else inner (n - 1) (n, n, n, n, e + n)
+let rec outer k acc = if k = 0 then acc else outer (k - 1) (acc + inner 10 (k, 2, 3, 4, 5))
+let input n = n
+let run n = outer n 0";
+    assert_eq!(alloc_write_cycles(nested, 100), 100 * 40);
+    assert_eq!(alloc_write_cycles(nested, 200), 200 * 40);
+}
