@@ -153,14 +153,16 @@ pub(crate) const SHADOW_PER_CALL: u64 = 18;
 pub(crate) const CALL_HOLD: u64 = 5 * ISSUE_WIDTH;
 
 /// How long the minor heap takes a word an iteration allocates, in [`ISSUE_WIDTH`]ths of a
-/// cycle: 1.5 cycles. The minor heap (2 MB) is this host's level 2, so every line an
+/// cycle: 1⅔ cycles. The minor heap (2 MB) is this host's level 2, so every line an
 /// allocation writes has left the level 1 since it was last written, and comes back at about
 /// 3 ns a line: a tail loop that builds a tuple of k ints per iteration and does little else
 /// takes 1.2 ns at 2 fields and 5.0 at 12 (`AllocWriteCycle`'s catalogue entry has the
-/// figures), a third of that with a minor heap the level 1 holds. Fitted over those eleven
-/// block sizes, with the model's price of their instructions beside it, at a cycle of 0.22 ns
-/// (a multiply chain's 5 cycles in 1.09 ns).
-pub(crate) const ALLOC_WRITE_PER_WORD: u64 = 9;
+/// figures), a third of that with a minor heap the level 1 holds. Each size's time beyond the
+/// model's price of its instructions, at a cycle of 0.22 ns (a multiply chain's 5 cycles in
+/// 1.09 ns), over its words less its instructions at [`ALLOC_ISSUE_WIDTH`]: 1.7 cycles a word
+/// at the median of the eleven sizes (1.2 for the blocks of 4 and 8 words, which never
+/// straddle a line, to 2.0).
+pub(crate) const ALLOC_WRITE_PER_WORD: u64 = 10;
 
 /// Instructions a cycle an allocating loop issues beside its writes: the pace the fitted price
 /// of an instruction says (0.06 ns against a cycle of 0.22), not the rename width a chain is
