@@ -229,6 +229,19 @@ impl Born {
         self.0.get() == MAJOR
     }
 
+    /// `words` of the block are written (a fill or a blit into a string): if the run
+    /// allocated it in the minor heap, they are words `Bytes.create` left unwritten
+    /// ([`left_unwritten`]: `Bytes.make`, `Bytes.sub`, `^`).
+    pub(crate) fn written(&self, words: u64) {
+        if self.is_young_of_run() {
+            CLOCK.with(|clock| {
+                clock
+                    .unwritten
+                    .set(clock.unwritten.get().saturating_sub(words))
+            })
+        }
+    }
+
     /// Whether the run allocated the block in the minor heap (a collection may have promoted
     /// it since: when, is a matter of phase); `input`'s data and static data are old.
     #[inline]
@@ -396,16 +409,6 @@ pub(crate) fn left_unwritten(words: u64) {
         if clock.tracking.get() {
             clock.unwritten.set(clock.unwritten.get() + words);
         }
-    })
-}
-
-/// `words` of a young string the run allocated are written after all (`Bytes.make`'s fill,
-/// the blits of `Bytes.sub` and `^` into the block `Bytes.create` left unwritten).
-pub(crate) fn written_after(words: u64) {
-    CLOCK.with(|clock| {
-        clock
-            .unwritten
-            .set(clock.unwritten.get().saturating_sub(words))
     })
 }
 

@@ -156,9 +156,7 @@ impl Lower {
                         return Err(invalid_argument(m, "Bytes.unsafe_fill", pos));
                     }
                     m.count_n(Counter::BytesCopyWord, words_of(len));
-                    if string(&s).born.is_young_of_run() {
-                        crate::heap::written_after(words_of(len) as u64);
-                    }
+                    string(&s).born.written(words_of(len) as u64);
                     bytes[ofs as usize..(ofs + len) as usize].fill(c as u8);
                     Ok(UNIT)
                 })
@@ -178,9 +176,7 @@ impl Lower {
                         return Err(invalid_argument(m, "Bytes.unsafe_blit", pos));
                     }
                     m.count_n(Counter::BytesCopyWord, words_of(len));
-                    if to.born.is_young_of_run() {
-                        crate::heap::written_after(words_of(len) as u64);
-                    }
+                    to.born.written(words_of(len) as u64);
                     let (s, d, n) = (src_ofs as usize, dst_ofs as usize, len as usize);
                     // The bytes moved are copied out first: source and destination may be
                     // the same block (memmove).

@@ -176,9 +176,9 @@ impl Machine<'_> {
         }
     }
 
-    /// What an iteration that `ran` weighs, for an iteration of the given kind.
+    /// What an iteration that `ran` weighs, for an iteration of the given kind. Returns the
+    /// sixths of a cycle it counted waiting on its words.
     #[inline(always)]
-    /// Returns the sixths of a cycle it counted waiting on its words.
     fn weigh_iteration(&mut self, chain: &Chain, ran: Ran, kind: Iteration) -> u64 {
         let Ran {
             issued,
