@@ -11,7 +11,7 @@
 //! takes at most twice its time, and a quiet run none.
 
 use crate::canary::CanaryTimeline;
-use crate::samples::{PointKey, VisitRecord};
+use crate::samples::{CanaryRecord, PointKey, VisitRecord};
 use std::collections::BTreeMap;
 
 /// Quiet visits a point needs: half its planned visits, and at least two (the fewest
@@ -45,10 +45,36 @@ pub fn points_needing_visits(
         .collect()
 }
 
+/// The points catch-up round `round` visits, decided as the run decided it when it got there:
+/// on the visits of the rounds before it and, once the round has begun (a resumed run), on
+/// the canary readings taken by the end of the last of those visits. The readings taken since
+/// would move the decision: the typical level is a quartile of all the readings, and a
+/// resumed R8 with its whole timeline chose 3 750 points more for its last five rounds than
+/// the run had, and measured them. `reference` is the plan's quiet level
+/// ([`CanaryTimeline::with_reference`]).
+pub fn points_needing_visits_in_round(
+    points: &[PointKey],
+    visits: &[VisitRecord],
+    canary: &[CanaryRecord],
+    reference: Option<f64>,
+    rounds: u32,
+    round: u32,
+) -> Vec<PointKey> {
+    let before: Vec<VisitRecord> = visits.iter().filter(|v| v.round < round).cloned().collect();
+    let begun = visits.iter().any(|v| v.round == round);
+    let decided_by = before.iter().map(|v| v.end_ms).max();
+    let readings: Vec<CanaryRecord> = canary
+        .iter()
+        .filter(|r| !begun || decided_by.is_none_or(|end| r.at_ms <= end))
+        .cloned()
+        .collect();
+    let timeline = CanaryTimeline::new(readings).map(|t| t.with_reference(reference));
+    points_needing_visits(points, &before, timeline.as_ref(), rounds)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::samples::CanaryRecord;
 
     fn key(benchmark: &str) -> PointKey {
         PointKey {
@@ -112,5 +138,54 @@ mod tests {
         assert_eq!(needing, [key("a"), key("c")]);
         // Without a canary nothing is known to be disturbed.
         assert!(points_needing_visits(&points, &visits, None, 6).is_empty());
+    }
+
+    #[test]
+    fn a_begun_round_is_decided_on_what_was_known_when_it_began() {
+        // Quiet at 7 500 ns until second 20; the planned rounds end at second 20, when `a` has
+        // two quiet visits of six. Round 6 begins, and from second 21 on the machine runs at
+        // 5 000 ns: read with those readings, the first quartile falls to 5 000, and every
+        // planned visit of `b` looks disturbed.
+        let canary = |last: u64| -> Vec<CanaryRecord> {
+            (0..last)
+                .map(|s| CanaryRecord {
+                    at_ms: s * 1000 + 500,
+                    ns_per_run: if (8..12).contains(&s) {
+                        14000.0
+                    } else if s > 20 {
+                        5000.0
+                    } else {
+                        7500.0
+                    },
+                })
+                .collect()
+        };
+        let mut visits = vec![
+            visit("a", 0, 9),
+            visit("a", 1, 10),
+            visit("a", 2, 11),
+            visit("a", 3, 12),
+            visit("b", 0, 2),
+            visit("b", 1, 3),
+            visit("b", 2, 4),
+            visit("b", 3, 20),
+        ];
+        let points = [key("a"), key("b")];
+        let decided = points_needing_visits_in_round(&points, &visits, &canary(21), None, 6, 6);
+        assert_eq!(decided, [key("a")]);
+        visits.push(visit("a", 6, 21));
+        visits.push(visit("a", 7, 35));
+        let everything = canary(60);
+        let naive = CanaryTimeline::new(everything.clone()).unwrap();
+        assert_eq!(
+            points_needing_visits(&points, &visits, Some(&naive), 6),
+            [key("a"), key("b")],
+            "the whole timeline would judge the run again"
+        );
+        let resumed = points_needing_visits_in_round(&points, &visits, &everything, None, 6, 6);
+        assert_eq!(resumed, decided);
+        // A round not begun yet is decided on every reading and the visits before it.
+        let next = points_needing_visits_in_round(&points, &visits, &everything, None, 6, 8);
+        assert_eq!(next, [key("a"), key("b")]);
     }
 }

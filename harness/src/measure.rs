@@ -8,7 +8,7 @@
 
 use crate::bench::{io_err, write_estimates, BenchOutcome};
 use crate::canary::CanaryTimeline;
-use crate::catch_up::points_needing_visits;
+use crate::catch_up::points_needing_visits_in_round;
 use crate::error::BenchError;
 use crate::estimate::{combine_layouts, layout_estimate, LayoutEstimate};
 use crate::lock::MeasurementLock;
@@ -207,19 +207,21 @@ pub fn measure_built(
     };
     take_all(&todo, &mut measured, &mut info, &mut done, total, progress)?;
 
-    // Catch-up rounds, numbered after the planned ones; a resumed run recomputes which points
-    // still need visits from what is on disk and skips the visits already taken.
+    // Catch-up rounds, numbered after the planned ones; a resumed run decides each begun round
+    // again from what was on disk when the run began it, and skips the visits already taken.
     for round in rounds..rounds + plan.sampling.catch_up_rounds {
         let live: Vec<PointKey> = points
             .iter()
             .filter(|k| !measured.failed_programs.contains(&k.benchmark))
             .cloned()
             .collect();
-        let needing = points_needing_visits(
+        let needing = points_needing_visits_in_round(
             &live,
             &measured.visits,
-            timeline(plan, &measured).as_ref(),
+            &measured.canary,
+            plan.canary_reference,
             rounds,
+            round,
         );
         if needing.is_empty() {
             break;
