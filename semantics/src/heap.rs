@@ -43,6 +43,8 @@ struct Clock {
     /// Words of minor blocks the runtime allocates without writing them (`Bytes.create`'s
     /// body): allocated, but no line of the minor heap comes back for them.
     unwritten: Cell<u64>,
+    /// Words of such bodies a fill or a blit wrote since (the C library's stores).
+    filled: Cell<u64>,
     /// Words of the blocks that died remembered (see [`crate::remembered`]): promoted whole.
     remembered_words: Cell<u64>,
     /// Set while a store releases the value it overwrote: that value left the major block's
@@ -69,6 +71,7 @@ impl Clock {
             major_words: Cell::new(0),
             frame_words: Cell::new(0),
             unwritten: Cell::new(0),
+            filled: Cell::new(0),
             remembered_words: Cell::new(0),
             overwriting: Cell::new(false),
             overwritten_field: Cell::new(0),
@@ -235,9 +238,9 @@ impl Born {
     pub(crate) fn written(&self, words: u64) {
         if self.is_young_of_run() {
             CLOCK.with(|clock| {
-                clock
-                    .unwritten
-                    .set(clock.unwritten.get().saturating_sub(words))
+                let filled = words.min(clock.unwritten.get());
+                clock.unwritten.set(clock.unwritten.get() - filled);
+                clock.filled.set(clock.filled.get() + filled);
             })
         }
     }
@@ -402,6 +405,13 @@ pub(crate) fn written_words() -> u64 {
     CLOCK.with(|clock| clock.words.get() - clock.unwritten.get())
 }
 
+/// Of [`written_words`], those the program's own stores wrote: all but what fills and blits
+/// wrote into string bodies ([`Born::written`]).
+#[inline]
+pub(crate) fn stored_words() -> u64 {
+    CLOCK.with(|clock| clock.words.get() - clock.unwritten.get() - clock.filled.get())
+}
+
 /// `words` of the minor block just allocated stay unwritten (`caml_alloc_string` writes only
 /// a string's header and last word).
 pub(crate) fn left_unwritten(words: u64) {
@@ -481,6 +491,7 @@ pub(crate) fn start() {
         clock.frame_words.set(0);
         clock.remembered_words.set(0);
         clock.unwritten.set(0);
+        clock.filled.set(0);
         clock.open_box.set(NO_BOX);
         clock
             .heap_words

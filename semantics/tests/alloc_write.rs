@@ -1,6 +1,6 @@
-//! `AllocWriteCycle`: the minor heap's pace of taking the words a loop iteration writes (10
-//! sixths of a cycle a word), counted beyond the iteration's instructions at 4 a cycle (3/2
-//! sixths each) and its chain, by hand.
+//! `AllocWriteCycle`: the minor heap's pace of taking the words a loop iteration (or a level
+//! of a linear recursion's way back) writes (10 sixths of a cycle a word), counted beyond the
+//! iteration's instructions at 4 a cycle (3/2 sixths each) and its chain, by hand.
 
 mod common;
 
@@ -103,4 +103,46 @@ let input n = n
 let run n = outer n 0";
     assert_eq!(alloc_write_cycles(nested, 100), 100 * 50);
     assert_eq!(alloc_write_cycles(nested, 200), 200 * 50);
+}
+
+#[test]
+fn a_linear_recursion_waits_on_the_words_its_way_back_allocates_beyond_the_call_hold() {
+    // Each level's way back, from one return to the next, conses a pair: TupleHead 5,
+    // TupleElem 2, Cons 8 (AllocMerged 0), 15 instructions, 22 sixths at 4 a cycle (rounded
+    // down), under the 30 of its call and return's hold; 6 words, 60 sixths: 30 sixths, 5
+    // cycles, a level. The deepest level returns `[]`: `n` levels wait `n − 1` times.
+    let pairs = "
+let rec pairs n = if n = 0 then [] else (n, n) :: pairs (n - 1)
+let input n = n
+let run n = pairs n";
+    assert_eq!(alloc_write_cycles(pairs, 1000), 999 * 5);
+    // Two cells a level (6 words): Cons 8 twice, 16 instructions, 24 sixths, under the hold.
+    let cells = "
+let rec cells n = if n <= 0 then [] else n :: n :: cells (n - 2)
+let input n = n
+let run n = cells n";
+    assert_eq!(alloc_write_cycles(cells, 1000), 499 * 5);
+    // One cell a level writes 3 words, 30 sixths: no more than the hold.
+    let build = "
+let rec build n = if n = 0 then [] else n :: build (n - 1)
+let input n = n
+let run n = build n";
+    assert_eq!(alloc_write_cycles(build, 1000), 0);
+    // `^` on the way back: the string's header and last word are the level's own stores (20
+    // sixths, under the hold); its body, some 60 words at the top, the C library's blit.
+    let join = r#"
+let rec words k acc = if k = 0 then acc else words (k - 1) (String.make (1 + k mod 7) 'a' :: acc)
+let input n = words n []
+let rec join l = match l with [] -> "" | [w] -> w | w :: rest -> w ^ "," ^ join rest
+let run l = join l"#;
+    assert_eq!(alloc_write_cycles(join, 100), 0);
+    // Nine words allocated on the way down (before the self call) are the way down's to wait
+    // on, and it has len's 3 levels and more to write them beside; the way back, which
+    // allocates nothing, must not take them for its own (90 sixths, 60 beyond the hold).
+    let down = "
+let rec len l = match l with [] -> 0 | _ :: t -> 1 + len t
+let rec down n = if n = 0 then 0 else let s = len [n; n; n] in s + down (n - 1)
+let input n = n
+let run n = down n";
+    assert_eq!(alloc_write_cycles(down, 1000), 0);
 }
