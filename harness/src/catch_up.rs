@@ -22,9 +22,9 @@ pub fn quiet_visits_needed(rounds: u32) -> usize {
 
 /// The points that need another visit: fewer quiet visits than [`quiet_visits_needed`], judged
 /// by `timeline` (no timeline, no catch-up). In `points`' order.
-pub fn points_needing_visits(
+pub fn points_needing_visits<'a>(
     points: &[PointKey],
-    visits: &[VisitRecord],
+    visits: impl IntoIterator<Item = &'a VisitRecord>,
     timeline: Option<&CanaryTimeline>,
     rounds: u32,
 ) -> Vec<PointKey> {
@@ -60,16 +60,16 @@ pub fn points_needing_visits_in_round(
     rounds: u32,
     round: u32,
 ) -> Vec<PointKey> {
-    let before: Vec<VisitRecord> = visits.iter().filter(|v| v.round < round).cloned().collect();
+    let before = || visits.iter().filter(|v| v.round < round);
     let begun = visits.iter().any(|v| v.round == round);
-    let decided_by = before.iter().map(|v| v.end_ms).max();
+    let decided_by = before().map(|v| v.end_ms).max();
     let readings: Vec<CanaryRecord> = canary
         .iter()
         .filter(|r| !begun || decided_by.is_none_or(|end| r.at_ms <= end))
         .cloned()
         .collect();
     let timeline = CanaryTimeline::new(readings).map(|t| t.with_reference(reference));
-    points_needing_visits(points, &before, timeline.as_ref(), rounds)
+    points_needing_visits(points, before(), timeline.as_ref(), rounds)
 }
 
 #[cfg(test)]

@@ -405,11 +405,15 @@ pub(crate) fn written_words() -> u64 {
     CLOCK.with(|clock| clock.words.get() - clock.unwritten.get())
 }
 
-/// Of [`written_words`], those the program's own stores wrote: all but what fills and blits
-/// wrote into string bodies ([`Born::written`]).
+/// [`written_words`], and of them those the program's own stores wrote: all but what fills
+/// and blits wrote into string bodies ([`Born::written`]). One read of the clock, as a loop's
+/// iteration takes both.
 #[inline]
-pub(crate) fn stored_words() -> u64 {
-    CLOCK.with(|clock| clock.words.get() - clock.unwritten.get() - clock.filled.get())
+pub(crate) fn written_and_stored_words() -> (u64, u64) {
+    CLOCK.with(|clock| {
+        let written = clock.words.get() - clock.unwritten.get();
+        (written, written - clock.filled.get())
+    })
 }
 
 /// `words` of the minor block just allocated stay unwritten (`caml_alloc_string` writes only

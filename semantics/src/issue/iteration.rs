@@ -44,8 +44,9 @@ pub(crate) struct LoopState {
     /// The instructions issued when one of its self calls last entered or returned: where a
     /// level of a linear recursion's way back begins.
     level_began: u64,
-    /// The words the program's stores wrote in the minor heap ([`crate::heap::stored_words`]),
-    /// and the sixths of a cycle counted waiting on words, at the same moment.
+    /// The words the program's stores wrote in the minor heap
+    /// ([`crate::heap::written_and_stored_words`]), and the sixths of a cycle counted waiting
+    /// on words, at the same moment.
     level_allocated: u64,
     level_alloc_waited: u64,
     /// Its non-tail self calls under way, in a linear recursion.
@@ -60,6 +61,8 @@ struct Clocks {
     divisions: u64,
     divider_busy: u64,
     allocated: u64,
+    /// Of `allocated`, the words the program's own stores wrote.
+    stored: u64,
     alloc_waited: u64,
 }
 
@@ -169,13 +172,15 @@ impl Machine<'_> {
     /// The clocks an iteration's end reads, now.
     #[inline(always)]
     fn clocks(&self) -> Clocks {
+        let (allocated, stored) = crate::heap::written_and_stored_words();
         Clocks {
             issued: self.issued,
             calls: self.calls,
             control: self.control,
             divisions: self.divisions,
             divider_busy: self.divider_busy,
-            allocated: crate::heap::written_words(),
+            allocated,
+            stored,
             alloc_waited: self.alloc_waited,
         }
     }
@@ -257,19 +262,26 @@ impl Machine<'_> {
         // The minor heap takes the words the iteration allocates at its own pace, which binds
         // only beyond everything else the iteration waits on: its chain, its calls' hold, and
         // its instructions at the pace they run beside the writes ([`ALLOC_ISSUE_WIDTH`]).
-        let writing = allocated * ALLOC_WRITE_PER_WORD;
         // Inner loops' waits on their own words are time the iteration already took.
         let paced =
             (instructions * ISSUE_WIDTH / ALLOC_ISSUE_WIDTH).max(issued + chained) + alloc_waited;
-        let waited = writing.saturating_sub(paced);
-        if waited > 0 {
-            self.add_alloc_write_excess(waited);
-        }
+        let waited = self.wait_for_writes(allocated, paced);
         // The divider is busy only in iterations that divide.
         if divides {
             self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
         }
         self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
+        waited
+    }
+
+    /// Counts the sixths of a cycle by which writing `words` in the minor heap outlasts
+    /// `paced`, the sixths the code writing them takes without them, and returns them.
+    #[inline(always)]
+    fn wait_for_writes(&mut self, words: u64, paced: u64) -> u64 {
+        let waited = (words * ALLOC_WRITE_PER_WORD).saturating_sub(paced);
+        if waited > 0 {
+            self.add_alloc_write_excess(waited);
+        }
         waited
     }
 
@@ -293,7 +305,7 @@ impl Machine<'_> {
         let state = &mut self.loops[fid as usize];
         state.iteration = mark;
         state.level_began = issued;
-        state.level_allocated = crate::heap::stored_words();
+        state.level_allocated = crate::heap::written_and_stored_words().1;
         state.level_alloc_waited = mark.alloc_waited;
     }
 
@@ -305,7 +317,7 @@ impl Machine<'_> {
         let state = &mut self.loops[fid as usize];
         let ran = advance(&mut state.iteration, &clocks, &mut self.iterated);
         state.level_began = clocks.issued;
-        state.level_allocated = crate::heap::stored_words();
+        state.level_allocated = clocks.stored;
         let waited = self.weigh_iteration(&chain, ran, kind);
         let alloc_waited = self.alloc_waited;
         let state = &mut self.loops[fid as usize];
@@ -329,24 +341,20 @@ impl Machine<'_> {
     /// out of `invoke`'s frame itself.
     #[inline(always)]
     pub(crate) fn loop_returned(&mut self, fid: FunId, chain: &Chain) {
-        let (issued, allocated, alloc_waited) =
-            (self.issued, crate::heap::stored_words(), self.alloc_waited);
+        let (issued, stored) = (self.issued, crate::heap::written_and_stored_words().1);
         let state = &mut self.loops[fid as usize];
         let began = std::mem::replace(&mut state.level_began, issued);
-        let level_allocated = std::mem::replace(&mut state.level_allocated, allocated);
-        let inner_waited = alloc_waited - std::mem::replace(&mut state.level_alloc_waited, 0);
+        let words = stored.saturating_sub(std::mem::replace(&mut state.level_allocated, stored));
+        // What loops the level called waited on their own words is time it already took.
+        let inner_waited = self.alloc_waited - state.level_alloc_waited;
         let instructions = issued - began;
         let counted = excess(chain.cycles(), instructions, OVERLAP_WINDOW);
         self.add_chain(counted, chain);
-        let writing = allocated.saturating_sub(level_allocated) * ALLOC_WRITE_PER_WORD;
         let paced = (instructions * ISSUE_WIDTH / ALLOC_ISSUE_WIDTH)
             .max(instructions + counted)
             .max(CALL_HOLD)
             + inner_waited;
-        let waited = writing.saturating_sub(paced);
-        if waited > 0 {
-            self.add_alloc_write_excess(waited);
-        }
+        self.wait_for_writes(words, paced);
         self.loops[fid as usize].level_alloc_waited = self.alloc_waited;
     }
 
