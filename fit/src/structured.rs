@@ -71,7 +71,7 @@ pub const NO_INSTRUCTIONS: [&str; 19] = [
 /// array copies and fills (`caml_array_gather`, `caml_initialize`, `caml_array_fill`),
 /// `caml_format_int` (`string_of_int`), and the C library's float functions (`floor`, `exp`,
 /// `pow`, `fmod`, `sin`, …: their instructions are the C library's, not the caller's).
-pub const RUNTIME_CODE: [&str; 20] = [
+pub const RUNTIME_CODE: [&str; 21] = [
     "CamlModify",
     "CamlModifyYoung",
     "PolyCompare",
@@ -91,6 +91,7 @@ pub const RUNTIME_CODE: [&str; 20] = [
     "FloatExpLogCall",
     "FloatPowCall",
     "FloatFmodCall",
+    "FloatFmodBit",
     "FloatTrigCall",
 ];
 

@@ -9,8 +9,8 @@
 //! ocamlopt compiles differently — arithmetic by a constant, and the walk of a structural
 //! comparison; the string and `bytes` constructs, the self tail call and its poll, the copies
 //! of arrays, then the two-way branch mispredicted, then `string_of_int`'s C call, the float
-//! library's C calls by family, and the write barrier's early exit for a young block close
-//! the list.
+//! library's C calls by family, the write barrier's early exit for a young block, and the
+//! steps of `fmod` close the list.
 
 /// One construct whose cost the model learns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -250,12 +250,14 @@ catalogue! {
         "once per call of one of these functions applied to all its arguments (FloatRoundCall's rule)" }
     FloatPowCall { "float", "`x ** y` (`Float.pow`): a direct C call of `pow`, a logarithm and an exponential in extended precision with special cases for each operand; 13.8 ns a call here. Separate from FloatExpLogCall, whose two calls it is not: one call, about three times either's code",
         "once per `**` applied to both operands (FloatRoundCall's rule)" }
-    FloatFmodCall { "float", "`mod_float x y` (`Float.rem`): a direct C call of `fmod`, whose exact remainder takes one step per bit of exponent between the operands (x87's `fprem` loop or its integer emulation): 8.5 ns a call here with quotients below 40. Separate because its time grows with the quotient, where the others' do not",
+    FloatFmodCall { "float", "`mod_float x y` (`Float.rem`): a direct C call of `fmod`, whose exact remainder takes one step per bit of exponent between the operands, counted apart (FloatFmodBit): the call itself, its checks and the remainder's normalisation, about 12 cycles at quotients below 2. Separate from the other families because its steps grow with the quotient, where their time does not",
         "once per `mod_float` or `Float.rem` applied to both operands (FloatRoundCall's rule)" }
     FloatTrigCall { "float", "a call of a trigonometric function (`sin`, `cos`, `tan`, `asin`, `acos`, `atan`, `atan2`), of `sinh`, `tanh`, `asinh`, `acosh`, `atanh`, or of `expm1`, `log1p`, `Float.cbrt`, `Float.erf`, `Float.erfc`: a direct C call as FloatRoundCall's, into an argument reduction and polynomials or rational approximations of higher degree than the exponential's, some 100 instructions; 13.3 ns (`expm1`) to 32.7 (`asinh`) a call here at arguments below 14 (`acos` 8.0). Separate from FloatExpLogCall because these run two to four times as long",
         "once per call of one of these functions applied to all its arguments (FloatRoundCall's rule)" }
     CamlModifyYoung { "records", "a `caml_modify` whose block is in the minor heap: OCaml 4.13's `caml_modify` (runtime/memory.c) begins `if (Is_young((value)fp)) { *fp = val; }` — a store into a young block needs no barrier, and returns at once (15 instructions a call under valgrind, the `camlmodify_young` template, against 71 on the major heap's path, `camlmodify`'s, which tests the old value, darkens it while the collector marks — `caml_darken` and a page-table lookup — and adds the field to the remembered set for a young value). Separate from CamlModify because a program storing into the blocks it has just built — a `Queue`'s or a `Stack`'s cells, a record or an array filled as it is made — pays a few nanoseconds a store where stores into old data pay several times that",
         "per `r.f <- v`, `r := v` or `a.(i) <- v` that counts a call of `caml_modify` (CamlModify's rule, not `Array.blit`'s elements, which it makes only into old arrays), the probability that the block stored into is still in the minor heap: 1 − min(A, H)/H for a block the run allocated there A words of allocation before the store (words allocated after the block's own: the collection an allocation triggers comes before the block is carved), H the minor heap's words (OCAMLRUNPARAM's `s`, else 256 Ki), as collections every H words at a phase the program does not choose would leave it; 0 for `input`'s data, top-level values and arrays allocated directly major. Summed over the run and rounded (a store counts here when the running sum passes the next half), the rest counting CamlModify" }
+    FloatFmodBit { "float", "one step of the C library's `fmod` behind `mod_float` and `Float.rem`: glibc's `__ieee754_fmod` (dbl-64/e_fmod.c, 2.36) computes the exact remainder by a fixed-point long division, one iteration per bit of exponent between the operands (a subtraction, a shift and a branch on the sign). Measured here, a loop of calls on x below a bound q times y: 12 cycles a call at q = 1, 17 at 16, 53 at 1024, 76 at 65 536, 240 at 10^9 — the steps' branches, on the bits of the quotient, are mispredicted more as they grow. Separate from FloatFmodCall because it grows with the quotient: wrapping an angle into [0, 360) takes two or three steps, a fractional part of x *. 1000.0 ten",
+        "once per iteration of that loop, which the interpreter runs on the operands' bits as glibc does: ilogb |x| − ilogb |y| steps, fewer where the remainder reaches exactly 0, none where |x| ≤ |y|, y is 0 or an operand is not finite" }
 }
 
 /// Every construct, in a fixed order (the paper's first, then the additions).

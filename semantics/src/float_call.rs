@@ -138,24 +138,52 @@ impl FloatCall {
     }
 
     /// What a call adds to a chain a loop carries through it ([`crate::chain`]), in cycles:
-    /// its latency beyond the time its construct's price already gives it (the C function's
-    /// dependent path, the call and the return, the moves of the operands and the result).
-    /// Calibrated, as the operations' latencies are (`crate::latency_table`), on the
-    /// templates' chains against their independent calls (one run, 4 layouts, ns an iteration
-    /// at 10 000): `floatround_round_chain` 11.5 against `floatround_floor` 4.3,
-    /// `floatexplog_log_chain` 18.5 against `floatexplog_exp` 8.3, `floatpow_chain` 33.7
-    /// against `floatpow_sum` 18.1, `floatfmod_chain` 16.5 against `floatfmod_sum` 11.2,
-    /// `floattrig_cos_chain` 25.4 against `floattrig_sin` 22.7 (`sin` at arguments to 14, where
-    /// it reduces them; `cos` below 3 takes 11 ns a call when independent) — each family's
-    /// chain in cycles of 0.25 ns (the fitted `ChainCycle`), less the other operations on it,
-    /// less the call's independent time, plus the iteration's issue.
+    /// its latency less what its construct's price gives it beyond its instructions.
+    /// ([`crate::issue`] counts a chain's cycles beyond the iteration's instructions, so the
+    /// call's instructions are in both and cancel; the rest of its price would be counted
+    /// twice.) Each function's latency is its own, measured on this project's Intel host
+    /// (Golden Cove; loops of 4 million iterations, cycles read from a chain of `xor`s in the
+    /// same process, two runs averaged) as a loop whose `float_of_int` waits on the call's
+    /// result (`s := !s +. f x`, `x = float_of_int (i land 1023) *. 0.0137 +. 0.25`), its
+    /// conversion, multiply and add taken off: `floor` 10, `Float.round` 13, `exp` 36, `log`
+    /// 45, `**` 95, `sin` 70, `tan` 91,
+    /// `tanh` 126. What the family's price gives beyond the instructions is from one default
+    /// run's NNLS constants, in cycles of 0.32 ns: the roundings 1, `exp`/`log` 8, `**` 16,
+    /// the rest 13. Per family until session 45 (rounding 20, `exp`/`log` 45,
+    /// `**` 85, `mod_float` 36, the rest 70): calibrated where loops summing calls were taken
+    /// for independent ones, while on this core their `float_of_int` waits on the last call.
     pub(crate) fn latency_cycles(self) -> u32 {
-        match self.counter() {
-            Counter::FloatRoundCall => 20,
-            Counter::FloatExpLogCall => 45,
-            Counter::FloatPowCall => 85,
-            Counter::FloatFmodCall => 36,
-            _ => 70,
+        use FloatCall::*;
+        match self {
+            SignBit => 0,
+            // Its steps are one dependent loop whose time `FloatFmodBit` prices: chained, a
+            // call takes 1 to 10 cycles more than independent (quotients 1 to 2^30).
+            Fmod => 4,
+            Copysign => 5,
+            Floor | Ceil => 9,
+            Round => 12,
+            NextAfter | Trunc => 14,
+            Exp2 => 23,
+            Exp => 28,
+            Log => 37,
+            Log2 => 39,
+            Cosh => 47,
+            Hypot => 55,
+            Cos => 56,
+            Asin | Sin => 57,
+            Acos | Log10 => 59,
+            Log1p => 65,
+            Atan => 74,
+            Erf | Erfc => 77,
+            Tan => 78,
+            Acosh | Pow => 79,
+            Atan2 => 82,
+            Asinh => 83,
+            Cbrt => 85,
+            Expm1 => 88,
+            Atanh => 105,
+            Tanh => 113,
+            Sinh => 114,
         }
     }
 
@@ -261,4 +289,80 @@ pub(crate) fn by_primitive(prim: &str) -> Option<&'static &'static str> {
         .iter()
         .find(|(_, p, _)| *p == prim)
         .map(|(name, _, _)| name)
+}
+
+/// How many steps glibc's `fmod` takes for `x` and `y`: the iterations of the fixed-point loop
+/// of `__ieee754_fmod` (sysdeps/ieee754/dbl-64/e_fmod.c, glibc 2.36, Debian 12's), one per bit
+/// of exponent between the operands (`ilogb |x| - ilogb |y|`), each a subtraction, a shift
+/// and a branch on the sign, which ends early where the remainder reaches exactly 0. None
+/// where `|x| <= |y|`, either is not finite, or `y` is 0 (the C function returns at once).
+pub(crate) fn fmod_steps(x: f64, y: f64) -> u64 {
+    const MAGNITUDE: u64 = !(1 << 63);
+    const INFINITY: u64 = 0x7ff0_0000_0000_0000;
+    let (hx, hy) = (x.to_bits() & MAGNITUDE, y.to_bits() & MAGNITUDE);
+    if hy == 0 || hx >= INFINITY || hy > INFINITY || hx <= hy {
+        return 0;
+    }
+    let ilogb = |h: u64| -> i64 {
+        if h < 1 << 52 {
+            -1022 - i64::from((h << 11).leading_zeros())
+        } else {
+            (h >> 52) as i64 - 1023
+        }
+    };
+    let mantissa = |h: u64, e: i64| -> i64 {
+        if e >= -1022 {
+            ((1 << 52) | (h & ((1 << 52) - 1))) as i64
+        } else {
+            (h << (-1022 - e)) as i64
+        }
+    };
+    let (ix, iy) = (ilogb(hx), ilogb(hy));
+    let (mut mx, my) = (mantissa(hx, ix), mantissa(hy, iy));
+    let mut steps = 0;
+    for _ in 0..ix - iy {
+        steps += 1;
+        let difference = mx - my;
+        if difference < 0 {
+            mx += mx;
+        } else if difference == 0 {
+            break;
+        } else {
+            mx = difference + difference;
+        }
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmod_steps;
+
+    #[test]
+    fn fmod_takes_a_step_per_bit_of_exponent_between_its_operands() {
+        // 1000.5 = 1.95 * 2^9 over 1 = 2^0: nine steps.
+        assert_eq!(fmod_steps(1000.5, 1.0), 9);
+        assert_eq!(fmod_steps(-1000.5, -1.0), 9);
+        // 1000 is a multiple of 1: the remainder is exactly 0 at the seventh step.
+        assert_eq!(fmod_steps(1000.0, 1.0), 7);
+        // 7.5 = 1.875 * 2^2 over 2.0 = 2^1: one step (7.5 mod 2 = 1.5).
+        assert_eq!(fmod_steps(7.5, 2.0), 1);
+        // |x| < |y| or |x| = |y|: the C function returns before the loop.
+        assert_eq!(fmod_steps(0.5, 1.0), 0);
+        assert_eq!(fmod_steps(3.0, 3.0), 0);
+        // 6 = 1.5 * 2^2 over 1.5 * 2^0: 1.5 - 1.5 is exactly 0 at the first step.
+        assert_eq!(fmod_steps(6.0, 1.5), 1);
+        // Not finite, or a zero divisor: no loop.
+        assert_eq!(fmod_steps(f64::INFINITY, 1.0), 0);
+        assert_eq!(fmod_steps(1.0, 0.0), 0);
+        assert_eq!(fmod_steps(f64::NAN, 1.0), 0);
+        // A subnormal divisor, 2^-1074 (ilogb -1074): both are powers of two, so 1.0 is
+        // exactly divisible at the first step and 1.5 at the second.
+        assert_eq!(fmod_steps(1.0, f64::from_bits(1)), 1);
+        assert_eq!(fmod_steps(1.5, f64::from_bits(1)), 2);
+        // 1.25 over 0.3 = 1.2 * 2^-2: two steps, neither exact.
+        assert_eq!(fmod_steps(1.25, 0.3), 2);
+        // Exponents 2^996 and 2^-997 apart: 1993 steps.
+        assert_eq!(fmod_steps(1e300, 1e-300), 1993);
+    }
 }

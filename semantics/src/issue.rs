@@ -98,6 +98,8 @@ const fn instructions(c: Counter) -> u8 {
         FloatExpLogCall => 55,
         FloatPowCall => 130,
         FloatFmodCall => 120,
+        // glibc's loop: `sub`, `test`, a branch, the shift and the count, about six a step.
+        FloatFmodBit => 6,
         FloatTrigCall => 100,
     }
 }

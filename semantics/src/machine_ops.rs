@@ -323,7 +323,14 @@ impl Machine<'_> {
             FSub => Value::of_float(a.float() - b.float()),
             FMul => Value::of_float(a.float() * b.float()),
             FDiv => Value::of_float(a.float() / b.float()),
-            FloatCall(call) => Value::of_float(call.eval(a.float(), b.float())),
+            FloatCall(call) => {
+                let (x, y) = (a.float(), b.float());
+                if call == crate::float_call::FloatCall::Fmod {
+                    let steps = crate::float_call::fmod_steps(x, y);
+                    self.count_n(Counter::FloatFmodBit, steps as usize);
+                }
+                Value::of_float(call.eval(x, y))
+            }
             IntEq => bool_value(a.int() == b.int()),
             IntNe => bool_value(a.int() != b.int()),
             IntLt => bool_value(a.int() < b.int()),
