@@ -291,17 +291,19 @@ pub(crate) fn by_primitive(prim: &str) -> Option<&'static &'static str> {
         .map(|(name, _, _)| name)
 }
 
-/// How many steps glibc's `fmod` takes for `x` and `y`: the iterations of the fixed-point loop
-/// of `__ieee754_fmod` (sysdeps/ieee754/dbl-64/e_fmod.c, glibc 2.36, Debian 12's), one per bit
-/// of exponent between the operands (`ilogb |x| - ilogb |y|`), each a subtraction, a shift
-/// and a branch on the sign, which ends early where the remainder reaches exactly 0. None
-/// where `|x| <= |y|`, either is not finite, or `y` is 0 (the C function returns at once).
-pub(crate) fn fmod_steps(x: f64, y: f64) -> u64 {
+/// What glibc's `fmod` does for `x` and `y` in the fixed-point loop of `__ieee754_fmod`
+/// (sysdeps/ieee754/dbl-64/e_fmod.c, glibc 2.36, Debian 12's): one iteration per bit of
+/// exponent between the operands (`ilogb |x| - ilogb |y|`), each a subtraction, a shift and a
+/// branch on the difference's sign, which `step` is told (true: negative); the loop ends
+/// early where the remainder reaches exactly 0. `None` where the C function returns before
+/// the loop (`|x| <= |y|`, an operand not finite, `y` 0); else the steps taken, and whether
+/// the loop's test ran a last time to let it out (not after an exact 0).
+pub(crate) fn fmod_loop(x: f64, y: f64, mut step: impl FnMut(bool)) -> Option<(u64, bool)> {
     const MAGNITUDE: u64 = !(1 << 63);
     const INFINITY: u64 = 0x7ff0_0000_0000_0000;
     let (hx, hy) = (x.to_bits() & MAGNITUDE, y.to_bits() & MAGNITUDE);
     if hy == 0 || hx >= INFINITY || hy > INFINITY || hx <= hy {
-        return 0;
+        return None;
     }
     let ilogb = |h: u64| -> i64 {
         if h < 1 << 52 {
@@ -323,20 +325,26 @@ pub(crate) fn fmod_steps(x: f64, y: f64) -> u64 {
     for _ in 0..ix - iy {
         steps += 1;
         let difference = mx - my;
+        step(difference < 0);
         if difference < 0 {
             mx += mx;
         } else if difference == 0 {
-            break;
+            return Some((steps, false));
         } else {
             mx = difference + difference;
         }
     }
-    steps
+    Some((steps, true))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::fmod_steps;
+    use super::fmod_loop;
+
+    /// The steps of [`fmod_loop`]: 0 where it returns before the loop.
+    fn fmod_steps(x: f64, y: f64) -> u64 {
+        fmod_loop(x, y, |_| {}).map_or(0, |(steps, _)| steps)
+    }
 
     #[test]
     fn fmod_takes_a_step_per_bit_of_exponent_between_its_operands() {
@@ -364,5 +372,21 @@ mod tests {
         assert_eq!(fmod_steps(1.25, 0.3), 2);
         // Exponents 2^996 and 2^-997 apart: 1993 steps.
         assert_eq!(fmod_steps(1e300, 1e-300), 1993);
+    }
+
+    #[test]
+    fn fmod_tells_each_steps_sign_and_whether_its_loop_ran_out() {
+        let signs = |x: f64, y: f64| {
+            let mut signs = Vec::new();
+            let end = fmod_loop(x, y, |negative| signs.push(negative));
+            (signs, end)
+        };
+        // 1.25 over 1.2 * 2^-2: 1.25 - 1.2 = 0.05 (not negative), then 0.1 - 1.2 (negative).
+        assert_eq!(signs(1.25, 0.3), (vec![false, true], Some((2, true))));
+        // 6 over 1.5: exactly 0 at the first step, and the loop's test does not run again.
+        assert_eq!(signs(6.0, 1.5), (vec![false], Some((1, false))));
+        // Same exponent: no step, and the test runs once.
+        assert_eq!(signs(1.75, 1.5), (vec![], Some((0, true))));
+        assert_eq!(signs(0.5, 1.0), (vec![], None));
     }
 }

@@ -72,6 +72,20 @@ fn fmod_counts_a_step_per_bit_of_exponent_between_its_operands() {
     assert_eq!(count_of(&source, 7, "FloatFmodCall"), 10);
 }
 
+#[test]
+fn fmods_branches_are_predicted_as_the_programs_are() {
+    // Quotients spread to 100 000 (up to 16 steps a call): over a few calls the predictor
+    // model learns every step's sign, as the processor does run after run; over 20 000 it
+    // misses about half of them (some 7 steps a call on average, so more than one a call).
+    let source = "let input n = n
+let run n = let s = ref 0.0 in
+  for i = 1 to n do s := !s +. mod_float (float_of_int (i * 7919 mod 100003) +. 0.5) 1.0 done; !s";
+    let misses = |n: i64| count_of(source, n, "BranchMiss");
+    assert!(misses(20) <= 5, "{}", misses(20));
+    assert!(misses(20_000) >= 20_000, "{}", misses(20_000));
+    assert!(count_of(source, 20_000, "FloatFmodBit") >= 200_000);
+}
+
 /// The digest of `run`'s result when `run x` is `expr`, `x` being `n /. 7`.
 fn digest(expr: &str, n: i64) -> String {
     let source = format!("{INPUT}let run x = ignore x; {expr}");
