@@ -224,11 +224,12 @@ pub(crate) enum Iteration {
 
 /// The operations of the dividers: a chain of them binds however many shallow recursions
 /// overlap (an extended Euclid recursing a dozen levels per pair, −31% with its way down left
-/// to the recursion window), and so does a float one however many loop instances overlap. An
-/// integer one in a short loop instance may overlap the next on some cores: on the Intel host
-/// `gcd`'s remainders, one pair after another, ran at the chain's pace (−52% with the overlap
-/// window applied to them), on Zen 3 two chains at once — so what the window leaves out of a
-/// dividing instance is counted apart (`DivisionRampCycle`) for the fit to price.
+/// to the recursion window). One in a short loop instance may overlap the next on some cores:
+/// on the Intel host `gcd`'s remainders, one pair after another, ran at the chain's pace
+/// (−52% with the overlap window applied to them), on Zen 3 two chains at once; and on the
+/// Intel host `newton`'s float divisions, a few a point, overlap the next point's (24 ns a
+/// point where its chain in full is 40). So what the window leaves out of a dividing instance
+/// is counted apart (`DivisionRampCycle`) for the fit to price.
 const DIVIDER: [Counter; 4] = [
     Counter::IntDiv,
     Counter::IntMod,

@@ -84,8 +84,7 @@ struct Ran {
     since_instance: u64,
     instance_branches: u64,
     divides: bool,
-    /// Only the float operations keep the divider busy ([`super::DIVIDER_BUSY`]).
-    divides_float: bool,
+    /// Cycles the float divider was kept busy ([`super::DIVIDER_BUSY`]).
     busy: u64,
     /// Words allocated in the minor heap, callees included.
     allocated: u64,
@@ -109,7 +108,6 @@ fn advance(mark: &mut IterationMark, now: &Clocks, iterated: &mut Iterated) -> R
         since_instance: now.issued - mark.instance,
         instance_branches: mark.instance_branches,
         divides: now.divisions > mark.divisions,
-        divides_float: now.divider_busy > mark.divider_busy,
         busy: now.divider_busy - mark.divider_busy,
         allocated: now.allocated.saturating_sub(mark.allocated),
         alloc_waited: now.alloc_waited - mark.alloc_waited,
@@ -196,7 +194,6 @@ impl Machine<'_> {
             since_instance,
             instance_branches,
             divides,
-            divides_float,
             busy,
             allocated,
             alloc_waited,
@@ -211,14 +208,15 @@ impl Machine<'_> {
             _ => issued,
         };
         let chained = if cycles != 0 {
-            // Instances that divide in floats share one divider, which starts an operation
-            // every 4 cycles: overlapping them gains nothing. A loop instance dividing
-            // integers ramps in like any other; what its ramp leaves out is
-            // `DivisionRampCycle`, priced by the fit, since whether `idiv` chains overlap is
-            // the core's (two at a time on Zen 3, none on the Intel host that set this rule).
+            // A loop instance that divides ramps in like any other; what its ramp leaves out
+            // is `DivisionRampCycle`, priced by the fit, since whether division chains
+            // overlap is the core's (`idiv` two at a time on Zen 3). Float divisions included
+            // since session 45: the divider starts a `divsd` every 4 cycles, and a chain of
+            // 19 cycles a step (`newton`) leaves it idle most of the time, so the next
+            // instance's divisions overlap this one's (`newton` at 30 points 24 ns a point
+            // measured, +90% counted in full); where it is busy, `DividerCycle` counts that.
             // A recursion's levels that divide bind, as before.
             let overlapped = match kind {
-                _ if divides_float => OVERLAP_WINDOW,
                 Iteration::Loop => since_instance,
                 _ if divides => OVERLAP_WINDOW,
                 Iteration::DeepLevel => OVERLAP_WINDOW,
