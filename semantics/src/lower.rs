@@ -91,6 +91,10 @@ pub(crate) struct Executable {
     /// ([`crate::ir::IfChains::waits_on_chain`]): a mispredicted exit there is found only when
     /// the chain has run, so nothing after the loop overlaps it.
     pub site_waits_on_chain: Vec<bool>,
+    /// The two sites of glibc's `fmod` loop, after the program's own: the test of a step's
+    /// sign and the loop's test ([`crate::float_call::fmod_loop`]), whose outcomes follow the
+    /// operands' bits and join the program's branches in the predictor model.
+    pub fmod_sites: [u32; 2],
     pub statics: Vec<StaticValue>,
     pub items: Vec<ExecItem>,
     pub toplevel_frame: u32,
@@ -191,8 +195,10 @@ pub(crate) fn program(c: Compiled) -> Executable {
             TopItem::Expr(code) => ExecItem::Expr(lower.code(code, false)),
         })
         .collect();
+    let fmod_sites = [lower.site(), lower.site()];
     Executable {
         funs,
+        fmod_sites,
         site_resolve: lower.resolve.into_inner(),
         site_waits_on_chain: lower.waits_on_chain.into_inner(),
         statics: c.statics,

@@ -264,11 +264,9 @@ impl Machine<'_> {
     /// sign follows the quotient's bits, so a long run of varied quotients misses about half
     /// of them, as the processor does (a loop of calls at quotients to 300 ran at 13.5 ns a
     /// call over 1000 calls, whose signs the processor learns, and at 44 over 20 000), and
-    /// the loop's test misses where the number of steps changes. They take the two sites
-    /// after the program's own.
+    /// the loop's test misses where the number of steps changes.
     fn run_fmod_loop(&mut self, x: f64, y: f64) {
-        let sign_site = self.prog.site_resolve.len() as u32;
-        let loop_site = sign_site + 1;
+        let [sign_site, loop_site] = self.prog.fmod_sites;
         let branches = &mut self.branches;
         let ran = crate::float_call::fmod_loop(x, y, |negative| {
             branches.branch(loop_site, true);
