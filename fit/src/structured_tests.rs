@@ -226,3 +226,39 @@ fn an_integer_comparison_is_never_priced_apart_however_its_programs_are_missed()
         vec!["FloatCondLT"]
     );
 }
+
+#[test]
+fn a_construct_that_makes_half_of_its_one_program_is_judged_when_missed_by_a_quarter() {
+    let per_occurrence: BTreeMap<String, f64> = instructions_of(&[("A", 1.0), ("Get", 1.0)]);
+    let nnls = fitted(&[(INSTRUCTIONS, 1.0)]);
+    // Get is 60% of its one template's instructions (weight 0.6, one program: neither rule
+    // of the weight nor of three programs applies); A is priced right in three programs.
+    let with_template = |ns: f64| -> Vec<Observation> {
+        std::iter::once(at("get", ns, &[("A", 40.0), ("Get", 60.0)]))
+            .chain((0..3).map(|i| at(&format!("a{i}"), 100.0, &[("A", 100.0)])))
+            .collect()
+    };
+    // Run 40% faster than α · I says: predicted 100 for 71.4, missed by +40%.
+    assert_eq!(
+        misfit(&with_template(71.4), &per_occurrence, &nnls),
+        vec!["Get"]
+    );
+    // Missed by +20%, within a quarter: kept at its instructions.
+    assert!(misfit(&with_template(83.4), &per_occurrence, &nnls).is_empty());
+    // The same miss from a program Get is a third of: not its own, not judged.
+    let minor = [
+        at("mixed", 71.4, &[("A", 67.0), ("Get", 33.0)]),
+        at("a0", 100.0, &[("A", 100.0)]),
+    ];
+    assert!(misfit(&minor, &per_occurrence, &nnls).is_empty());
+    // Two programs of its own that disagree (+40% and −3%): the miss is not Get's price.
+    let disagreeing: Vec<Observation> = with_template(71.4)
+        .into_iter()
+        .chain(std::iter::once(at(
+            "get2",
+            103.1,
+            &[("A", 40.0), ("Get", 60.0)],
+        )))
+        .collect();
+    assert!(misfit(&disagreeing, &per_occurrence, &nnls).is_empty());
+}
