@@ -171,16 +171,17 @@ pub const STRESSED_BY: usize = crate::model::WELL_SUPPORTED;
 pub const DOMINANT_SHARE: f64 = 0.5;
 
 /// How far a construct's programs may be missed, as [`MISFIT_SHARE`] measures it, before the
-/// construct is priced apart though a single program ([`DOMINANT_SHARE`]) is its own. One program's layout
-/// accident moves its time by the layout spread (under 10% at the median), not by a quarter
-/// in one direction at every size; and a construct that only its own template stresses, as
-/// each string access is (`stringget`, `stringset`, `stringunsafe_swap`,
-/// `stringunsafe_reverse`), can otherwise never be judged. On the AMD host of session 46 (Zen
-/// 5) `stringget` and `stringset` ran 23–27% faster than `α · I` says at every size, and the
-/// controls that scan strings were overpredicted by 30–117% (`str_search`, `str_palindrome`,
-/// `str_scan`). A construct that is a minor part of a program another misfit explains is not
-/// judged this way, nor one whose own programs disagree: `intcompare` missed by −56% and
-/// `intcompare_list` by +3% on that host say the miss is not `IntCompare`'s.
+/// construct is priced apart though a single program ([`DOMINANT_SHARE`]) is its own. One
+/// program's layout accident moves its time by the layout spread (under 10% at the median),
+/// not by a quarter in one direction at every size; and a construct that only its own
+/// template stresses, as each string access is (`stringget`, `stringset`,
+/// `stringunsafe_swap`, `stringunsafe_reverse`), can otherwise never be judged. On the AMD
+/// host of session 46 (Zen 5) `stringget` and `stringset` ran 23–27% faster than `α · I` says
+/// at every size, and the controls that scan strings were overpredicted by 30–117%
+/// (`str_search`, `str_palindrome`, `str_scan`). A construct that is a minor part of a program
+/// another misfit explains is not judged this way, nor one whose own programs disagree:
+/// `intcompare` missed by −56% and `intcompare_list` by +3% on that host say the miss is not
+/// `IntCompare`'s.
 pub const STRONG_MISFIT_SHARE: f64 = 0.25;
 
 /// Constructs the misfit rule never prices apart: the integer comparisons, each a `cmp` and a
@@ -220,7 +221,8 @@ const MISFIT_ROUNDS: usize = 2;
 /// equivalent of two programs' instructions, or when [`STRESSED_BY`] programs each give it
 /// [`STRESS_SHARE`] of their instructions (three templates of a comparison, each a third
 /// comparisons, weigh one program's worth and are as telling), or, missed by more than
-/// [`STRONG_MISFIT_SHARE`] in every program it makes half of, when there is one. Never one of [`NEVER_MISFIT`].
+/// [`STRONG_MISFIT_SHARE`] in every program it makes half of, when there is one. Never one of
+/// [`NEVER_MISFIT`].
 pub fn misfit(
     observations: &[Observation],
     per_occurrence: &BTreeMap<String, f64>,
@@ -257,58 +259,55 @@ pub fn misfit(
             }
         }
     }
-    // Per construct: the sum of its programs' errors weighted by its share, the sum of its
-    // shares, how many programs stress it, and the errors of those it makes half of.
-    let mut weighted: BTreeMap<&str, (f64, f64, usize, Own)> = BTreeMap::new();
+    let mut judged: BTreeMap<&str, Judged> = BTreeMap::new();
     for (error, shares, points) in programs.values() {
         let n = *points as f64;
         for (construct, share) in shares {
-            let w = weighted.entry(construct).or_default();
-            w.0 += share / n * error / n;
-            w.1 += share / n;
-            if share / n >= STRESS_SHARE {
-                w.2 += 1;
+            let j = judged.entry(construct).or_default();
+            let (share, error) = (share / n, error / n);
+            j.weighted_error += share * error;
+            j.weight += share;
+            if share >= STRESS_SHARE {
+                j.stressed_by += 1;
             }
-            if share / n >= DOMINANT_SHARE {
-                w.3.meet(error / n);
+            if share >= DOMINANT_SHARE {
+                j.own_errors = Some(match j.own_errors {
+                    None => (error, error),
+                    Some((least, most)) => (least.min(error), most.max(error)),
+                });
             }
         }
     }
-    weighted
+    judged
         .into_iter()
         .filter(|(construct, _)| !NEVER_MISFIT.contains(construct))
-        .filter(|(_, (sum, weight, stressed, own))| {
-            ((*weight >= 2.0 || *stressed >= STRESSED_BY) && (sum / weight).abs() > MISFIT_SHARE)
-                || own.all_missed_beyond(STRONG_MISFIT_SHARE)
-        })
+        .filter(|(_, j)| j.misfits())
         .map(|(construct, _)| construct.to_string())
         .collect()
 }
 
-/// The relative errors of the programs a construct makes at least [`DOMINANT_SHARE`] of: its
-/// own templates.
-#[derive(Clone, Copy, Default)]
-struct Own {
-    programs: usize,
-    least: f64,
-    most: f64,
+/// What the programs an ordinary construct weighs in say of it ([`misfit`]).
+#[derive(Default)]
+struct Judged {
+    /// Their relative errors, each weighted by the construct's share of the program.
+    weighted_error: f64,
+    /// The construct's shares summed: how many programs' worth it weighs.
+    weight: f64,
+    /// The programs that give it [`STRESS_SHARE`] of their instructions.
+    stressed_by: usize,
+    /// The least and the greatest error of the programs it makes [`DOMINANT_SHARE`] of, its
+    /// own templates, if any.
+    own_errors: Option<(f64, f64)>,
 }
 
-impl Own {
-    fn meet(&mut self, error: f64) {
-        if self.programs == 0 {
-            (self.least, self.most) = (error, error);
-        } else {
-            self.least = self.least.min(error);
-            self.most = self.most.max(error);
-        }
-        self.programs += 1;
-    }
-
-    /// Whether there is one, and every one is missed by more than `share` in one direction:
-    /// programs of its own that disagree say the miss is not the construct's price.
-    fn all_missed_beyond(&self, share: f64) -> bool {
-        self.programs > 0 && (self.least > share || self.most < -share)
+impl Judged {
+    fn misfits(&self) -> bool {
+        let supported = self.weight >= 2.0 || self.stressed_by >= STRESSED_BY;
+        // Programs of its own that disagree say the miss is not the construct's price.
+        let own_missed = self.own_errors.is_some_and(|(least, most)| {
+            least > STRONG_MISFIT_SHARE || most < -STRONG_MISFIT_SHARE
+        });
+        (supported && (self.weighted_error / self.weight).abs() > MISFIT_SHARE) || own_missed
     }
 }
 

@@ -321,15 +321,14 @@ pub(crate) fn fmod_loop(x: f64, y: f64, mut step: impl FnMut(bool)) -> Option<(u
     };
     let (ix, iy) = (ilogb(hx), ilogb(hy));
     let (mut mx, my) = (mantissa(hx, ix), mantissa(hy, iy));
-    let mut steps = 0;
-    for _ in 0..ix - iy {
-        steps += 1;
+    let steps = (ix - iy) as u64;
+    for taken in 1..=steps {
         let difference = mx - my;
         step(difference < 0);
         if difference < 0 {
             mx += mx;
         } else if difference == 0 {
-            return Some((steps, false));
+            return Some((taken, false));
         } else {
             mx = difference + difference;
         }
