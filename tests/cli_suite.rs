@@ -33,6 +33,17 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
     ] {
         assert!(run.join(file).is_file(), "{file} missing\n{all}");
     }
+    // The branch probe ran first on this machine: its longest walk of tosses lost to the
+    // predictor (a real processor keeps thousands of tosses, not a hundred thousand), and the
+    // figure it found is said and kept.
+    let memory = read(run.join("branch-memory.json"));
+    let points = memory["points"].as_array().unwrap();
+    let longest = points.last().unwrap();
+    let ratio = longest["toss_ns"].as_f64().unwrap() / longest["learnt_ns"].as_f64().unwrap();
+    assert!(ratio > 1.3, "{memory}");
+    let kept = memory["kept_tosses"].as_f64().unwrap();
+    assert!((1000.0..128_000.0).contains(&kept), "{memory}");
+    assert!(all.contains("branch predictor: keeps about"), "{all}");
     // The report's path is the last line on stdout, as given (relative to the working
     // directory), so a user can open it as printed.
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -1,7 +1,8 @@
 //! # pipeline
 //!
-//! mlcost's stages, each a function over a [`RunDir`]: generate and build the training suite
-//! ([`suite`]) and check it can separate its constructs ([`separability`]), turn measurements and counts into the fit's observations ([`observations`](mod@observations)),
+//! mlcost's stages, each a function over a [`RunDir`]: measure how much the machine's branch
+//! predictor keeps, which the counts depend on ([`branch_probe`]), generate and build the
+//! training suite ([`suite`]) and check it can separate its constructs ([`separability`]), turn measurements and counts into the fit's observations ([`observations`](mod@observations)),
 //! count instructions per run under valgrind and fit them beside time ([`instructions_stage`]), score them on the controls and locate each miss in a function ([`instructions_validation`], [`explain`]),
 //! time the controls in the training programs' rounds ([`joint`]), fit a model per compiler
 //! ([`fit_stage`]), validate it on control programs ([`validate_stage`]), and record the run in the history. Measuring is the harness's; what
@@ -12,6 +13,7 @@
 //! points a fit can use) live here, not in the binary: `mlcost` only parses arguments and
 //! prints what these functions return.
 
+pub mod branch_probe;
 pub mod explain;
 pub mod fit_stage;
 pub mod instructions_stage;

@@ -8,10 +8,14 @@ use rundir::RunDir;
 use std::path::Path;
 use std::time::Duration;
 
-/// Fails early, with the reason, on a directory that is not an mlcost run.
+/// Fails early, with the reason, on a directory that is not an mlcost run. Makes the
+/// interpreter count as the run's machine did from then on (its measured branch memory, see
+/// [`crate::branch_probe`]): every stage that reads a run comes here first.
 pub fn require_run_dir(dir: &Path) -> Result<RunInfo> {
     let run = RunDir::existing(dir)?;
-    Ok(rundir::read_json(&run.run_file())?)
+    let info = rundir::read_json(&run.run_file())?;
+    crate::branch_probe::use_recorded_branch_memory(&run)?;
+    Ok(info)
 }
 
 /// The sampling settings recorded in a run's `run.json`.

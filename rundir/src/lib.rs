@@ -49,6 +49,9 @@ pub const MODEL_FILE: &str = "model.json";
 pub const VALIDATION_FILE: &str = "validation.json";
 pub const CONTROLS_DIR: &str = "controls";
 pub const REPORT_DIR: &str = "report";
+/// What the branch probe measured of the machine's predictor, and where it built and timed.
+pub const BRANCH_MEMORY_FILE: &str = "branch-memory.json";
+pub const BRANCH_PROBE_DIR: &str = "branch-probe";
 /// Where the built-in control corpus is extracted, inside [`CONTROLS_DIR`].
 pub const BUILTIN_PROGRAMS_DIR: &str = "programs";
 
@@ -258,6 +261,14 @@ impl RunDir {
 
     pub fn report_dir(&self) -> PathBuf {
         self.join(REPORT_DIR)
+    }
+
+    pub fn branch_memory_file(&self) -> PathBuf {
+        self.join(BRANCH_MEMORY_FILE)
+    }
+
+    pub fn branch_probe_dir(&self) -> PathBuf {
+        self.join(BRANCH_PROBE_DIR)
     }
 }
 

@@ -189,9 +189,13 @@ impl BranchTrace {
     /// The misses of the recorded run when it follows an identical run (a benchmark's steady
     /// state), or, if `warm` is false, when it runs once on cold predictors (a script).
     pub(crate) fn misses(&self, warm: bool, sites: &Sites) -> Misses {
+        self.misses_through(TwoWayPredictor::default(), warm, sites)
+    }
+
+    /// [`BranchTrace::misses`] through the two-way predictor `branches`.
+    fn misses_through(&self, mut branches: TwoWayPredictor, warm: bool, sites: &Sites) -> Misses {
         let site_resolve = sites.resolve;
         let mut jumps = JumpPredictor::default();
-        let mut branches = TwoWayPredictor::default();
         let mut missed = vec![0u64; self.events.len().div_ceil(64)];
         let mut pass = |count: bool| {
             let mut misses = Misses::default();
@@ -288,6 +292,30 @@ impl Machine<'_> {
         self.branches.branch(site, taken);
         taken
     }
+}
+
+/// The steady-state misses of a walk over `n` coin tosses (an `if` on each and the walk's own
+/// test) through a predictor whose long table is `scale` times the model's: how
+/// [`crate::branch_memory`] finds what the model keeps.
+pub(crate) fn steady_coin_toss_misses(n: usize, scale: f64) -> u64 {
+    let mut trace = BranchTrace::default();
+    // The same generator for every `n`, so that the ladder of lengths walks one sequence.
+    let mut state: u64 = 1;
+    for _ in 0..n {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        trace.branch(7, (state >> 33) & 1 == 1);
+        trace.branch(8, true);
+    }
+    trace.branch(8, false);
+    trace
+        .misses_through(
+            TwoWayPredictor::with_long_table_scale(scale),
+            true,
+            &Sites::default(),
+        )
+        .branches
 }
 
 #[cfg(test)]

@@ -151,7 +151,9 @@
 //!   replayed through model predictors (`table_jump.rs`, `two_way.rs`; the replay in
 //!   `branch_trace.rs`) three times — the first two passes are the benchmark's previous
 //!   runs, whose identical outcomes the predictor has partly memorised — and the misses of
-//!   the third are counted.
+//!   the third are counted. How much the two-way predictor memorises is the machine's, like
+//!   its cache sizes ([`branch_memory`]: the coin tosses a run of the suite measured its
+//!   processor to keep).
 //! - **Returns the processor mispredicts** count `ReturnMiss`: a model of the ring of return
 //!   addresses (`return_stack.rs`) follows every non-tail call, by its call site, and its
 //!   return; a recursion deeper than the ring misses where the stale entry a return reads holds
@@ -291,6 +293,7 @@ mod allocation;
 pub mod allocator;
 mod ast;
 mod boxing;
+pub mod branch_memory;
 mod branch_trace;
 mod by_function;
 pub mod cache;

@@ -20,9 +20,19 @@ pub struct CountArgs {
     /// digest is the interpreter's: that the counted program is the one a benchmark times.
     #[arg(long)]
     pub native: bool,
+    /// Count branch misses as a predictor that keeps this many coin tosses would (a run's
+    /// `branch-memory.json` says what its machine keeps; default: the model's own, 10 950).
+    #[arg(long, value_name = "TOSSES")]
+    pub predictor_tosses: Option<f64>,
 }
 
 pub fn run(args: CountArgs) -> Result<ExitCode> {
+    if let Some(tosses) = args.predictor_tosses {
+        if !(tosses.is_finite() && tosses > 0.0) {
+            anyhow::bail!("--predictor-tosses needs a positive number of tosses, not {tosses}");
+        }
+        semantics::branch_memory::set_kept_tosses(tosses);
+    }
     let program = semantics::Program::load(&args.program)?;
     let result = program.count(args.size)?;
     if args.native {

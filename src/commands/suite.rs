@@ -116,6 +116,26 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(&run_dir)?;
     settings.save(&run)?;
     let names: Vec<String> = compilers.iter().map(|c| c.compiler.name.clone()).collect();
+    let cpu = args
+        .measure
+        .cpu
+        .or_else(ocaml_runtime::process::default_cpu);
+
+    // The branch predictor's memory, before anything is counted (a resumed run counts with
+    // the one it measured, which require_run_dir made current).
+    if !resume {
+        let probed =
+            pipeline::branch_probe::probe_branch_memory(&run, &compilers[0], cpu, &mut progress);
+        progress.finish();
+        match probed {
+            Ok(memory) => eprintln!("mlcost: {}", memory.summary()),
+            Err(e) => eprintln!(
+                "mlcost: the branch predictor could not be measured ({e:#}); counting with the \
+                 model's own ({:.0} coin tosses)",
+                semantics::branch_memory::MODEL_KEPT_TOSSES
+            ),
+        }
+    }
 
     // gen + build (skipped on resume when every compiler's builds are there).
     let prepared = prepare_suite(&run, &settings, &compilers, layouts, resume, &mut progress)?;
@@ -149,10 +169,7 @@ pub fn run(args: SuiteArgs) -> Result<ExitCode> {
         compilers: compilers.clone(),
         layouts,
         sampling,
-        cpu: args
-            .measure
-            .cpu
-            .or_else(ocaml_runtime::process::default_cpu),
+        cpu,
         out_dir: std::path::absolute(&run_dir)?,
         canary_reference: None,
     };
