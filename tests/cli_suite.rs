@@ -44,6 +44,14 @@ fn quick_suite_end_to_end_then_history_and_a_rerun_comparison() {
     let kept = memory["kept_tosses"].as_f64().unwrap();
     assert!((1000.0..128_000.0).contains(&kept), "{memory}");
     assert!(all.contains("branch predictor: keeps about"), "{all}");
+    // Each of the two code layouts gives its own reading, and the report shows the probe.
+    let by_layout = memory["kept_tosses_by_layout"].as_array().unwrap();
+    assert_eq!(by_layout.len(), 2, "{memory}");
+    let page = std::fs::read_to_string(run.join("report/index.html")).unwrap();
+    assert!(
+        page.contains("id=\"branch-predictor\"") && page.contains("share of coin tosses lost"),
+        "the report has no branch predictor section"
+    );
     // The report's path is the last line on stdout, as given (relative to the working
     // directory), so a user can open it as printed.
     let stdout = String::from_utf8_lossy(&out.stdout);

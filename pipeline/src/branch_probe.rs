@@ -14,8 +14,8 @@ use anyhow::{Context, Result};
 use harness::{run_bench, BenchPlan, BenchProgram, SamplingConfig};
 use ocaml_runtime::CompilerSetup;
 use rundir::RunDir;
-use semantics::branch_memory::{half_loss_point, probe_sizes, set_kept_tosses};
-use serde::{Deserialize, Serialize};
+use semantics::branch_memory::{probe_sizes, set_kept_tosses};
+pub use semantics::branch_memory::{BranchMemory, ProbePoint};
 use std::time::Duration;
 
 const TOSS_ML: &str = include_str!("../ocaml/branch_probe_toss.ml");
@@ -27,72 +27,6 @@ const LEARNT: &str = "branch_probe_learnt";
 const QUOTA: Duration = Duration::from_millis(160);
 const ROUNDS: u32 = 4;
 const LAYOUTS: u32 = 2;
-
-/// Below this extra time per toss at the longest walk the predictor lost nothing measurable
-/// (a miss costs 4–8 ns on the hosts measured, and half the tosses of a lost walk miss).
-const MIN_EXTRA_NS_PER_TOSS: f64 = 0.5;
-
-/// One walk length: the time per run of both walks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProbePoint {
-    pub tosses: u64,
-    pub toss_ns: f64,
-    pub learnt_ns: f64,
-}
-
-/// What the probe found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BranchMemory {
-    /// The walk length at which half the tosses are lost; `None` when the probe could not
-    /// tell (the longest walk lost nothing measurable), and counting keeps the model's own.
-    pub kept_tosses: Option<f64>,
-    pub points: Vec<ProbePoint>,
-    /// Visits the canary saw disturbed, of all the probe's visits.
-    pub disturbed_visits: usize,
-    pub visits: usize,
-}
-
-impl BranchMemory {
-    /// The figure from the points, as [`half_loss_point`] reads them.
-    pub fn from_points(points: Vec<ProbePoint>, disturbed_visits: usize, visits: usize) -> Self {
-        let extras: Vec<(u64, f64)> = points
-            .iter()
-            .map(|p| (p.tosses, p.toss_ns - p.learnt_ns))
-            .collect();
-        BranchMemory {
-            kept_tosses: half_loss_point(&extras, MIN_EXTRA_NS_PER_TOSS),
-            points,
-            disturbed_visits,
-            visits,
-        }
-    }
-
-    /// One line for the terminal.
-    pub fn summary(&self) -> String {
-        let disturbed = if self.disturbed_visits > 0 {
-            format!(
-                " ({} of {} visits disturbed)",
-                self.disturbed_visits, self.visits
-            )
-        } else {
-            String::new()
-        };
-        match self.kept_tosses {
-            Some(kept) => format!(
-                "branch predictor: keeps about {kept:.0} coin tosses (the model's tables: {:.0}; \
-                 long table ×{:.2}){disturbed}",
-                semantics::branch_memory::MODEL_KEPT_TOSSES,
-                kept / semantics::branch_memory::MODEL_KEPT_TOSSES
-            ),
-            None => format!(
-                "branch predictor: the probe saw no lost tosses up to {} (counting with the \
-                 model's own {:.0}){disturbed}",
-                self.points.last().map_or(0, |p| p.tosses),
-                semantics::branch_memory::MODEL_KEPT_TOSSES
-            ),
-        }
-    }
-}
 
 /// Measures the machine's branch memory with `compiler` on `cpu`, saves it in `run` and makes
 /// the interpreter count with it.
@@ -131,20 +65,25 @@ pub fn probe_branch_memory(
     };
     progress.stage("measure the branch predictor");
     let outcome = run_bench(&plan, progress)?;
-    let time = |name: &str, size: u64| {
+    let estimate = |name: &str, size: u64| {
         outcome
             .estimates
             .iter()
             .find(|e| e.benchmark == name && e.size == size)
-            .map(|e| e.ns_per_run.estimate)
+    };
+    let by_layout = |e: &harness::Estimate| -> Vec<f64> {
+        e.layouts.iter().map(|l| l.ns_per_run.estimate).collect()
     };
     let points = sizes
         .iter()
         .filter_map(|&n| {
+            let (toss, learnt) = (estimate(TOSS, n)?, estimate(LEARNT, n)?);
             Some(ProbePoint {
                 tosses: n,
-                toss_ns: time(TOSS, n)?,
-                learnt_ns: time(LEARNT, n)?,
+                toss_ns: toss.ns_per_run.estimate,
+                learnt_ns: learnt.ns_per_run.estimate,
+                toss_ns_by_layout: by_layout(toss),
+                learnt_ns_by_layout: by_layout(learnt),
             })
         })
         .collect();
@@ -172,52 +111,4 @@ pub fn use_recorded_branch_memory(run: &RunDir) -> Result<Option<BranchMemory>> 
         set_kept_tosses(kept);
     }
     Ok(memory)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn point(tosses: u64, extra_per_toss: f64) -> ProbePoint {
-        ProbePoint {
-            tosses,
-            toss_ns: tosses as f64 * (1.3 + extra_per_toss),
-            learnt_ns: tosses as f64 * 1.3,
-        }
-    }
-
-    #[test]
-    fn the_figure_is_where_the_walk_loses_half_its_tosses() {
-        // The Intel host's walk (session 47): 9% lost at 8000, 41% at 10 000, 61% at 12 000.
-        let memory = BranchMemory::from_points(
-            vec![
-                point(4000, 0.0),
-                point(8000, 0.27),
-                point(10_000, 1.23),
-                point(12_000, 1.84),
-                point(64_000, 3.0),
-            ],
-            0,
-            40,
-        );
-        let kept = memory.kept_tosses.unwrap();
-        assert!((10_500.0..11_500.0).contains(&kept), "{kept}");
-        assert!(
-            memory.summary().contains("keeps about"),
-            "{}",
-            memory.summary()
-        );
-    }
-
-    #[test]
-    fn a_probe_that_saw_no_loss_keeps_the_models_figure_and_says_so() {
-        let memory = BranchMemory::from_points(vec![point(4000, 0.0), point(128_000, 0.1)], 3, 40);
-        assert_eq!(memory.kept_tosses, None);
-        assert!(
-            memory.summary().contains("no lost tosses up to 128000")
-                && memory.summary().contains("3 of 40 visits disturbed"),
-            "{}",
-            memory.summary()
-        );
-    }
 }

@@ -35,6 +35,8 @@ fn a_run_counts_with_the_branch_memory_its_machine_measured() {
                 tosses: n,
                 toss_ns: n as f64 * (1.4 + extra),
                 learnt_ns: n as f64 * 1.4,
+                toss_ns_by_layout: Vec::new(),
+                learnt_ns_by_layout: Vec::new(),
             }
         })
         .collect();

@@ -3,7 +3,6 @@
 //! predicted time over sizes for a control program (the paper's Figure 2: quartile boxes and
 //! min–max whiskers over code layouts, one line per method), and a construct's cost across runs.
 
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 const PALETTE: [RGBColor; 5] = [
@@ -35,8 +34,8 @@ fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
 type Plot<'a> = Result<(), Box<dyn std::error::Error + 'a>>;
 
 /// The legend every chart with several series shows, upper left.
-fn draw_legend<'a, DB: DrawingBackend + 'a>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+fn draw_legend<'a, DB: DrawingBackend + 'a, Coords: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, Coords>,
 ) -> Result<(), String> {
     chart
         .configure_series_labels()
@@ -286,6 +285,60 @@ pub fn canary_timeline(readings: &[(f64, f64)], typical: f64, threshold: f64) ->
     drawn.map_or_else(|e| format!("<p>chart unavailable: {e}</p>"), |_| svg)
 }
 
+/// The branch probe's walk: the share of its coin tosses lost at each walk length (log
+/// scale), with half marked and the machine's and the model's kept tosses as vertical lines.
+pub fn branch_memory(shares: &[(u64, f64)], kept: Option<f64>, model_kept: f64) -> String {
+    let mut svg = String::new();
+    let drawn: Plot = (|| {
+        let root = SVGBackend::with_string(&mut svg, (840, 260)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (lo, hi) = span(shares.iter().map(|s| s.0 as f64).chain([model_kept]));
+        let (lo, hi) = (lo.max(1.0), hi.max(lo.max(1.0) * 2.0));
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                "branch probe: share of coin tosses lost by walk length",
+                ("sans-serif", 13),
+            )
+            .margin(6)
+            .x_label_area_size(28)
+            .y_label_area_size(52)
+            .build_cartesian_2d((lo..hi).log_scale(), 0.0..110.0)?;
+        chart
+            .configure_mesh()
+            .x_labels(8)
+            .x_desc("tosses in the walk")
+            .y_desc("% lost")
+            .x_label_formatter(&|v| format_si(*v))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        let half = colour(2).stroke_width(1);
+        chart.draw_series(LineSeries::new([(lo, 50.0), (hi, 50.0)], half))?;
+        let lines = [
+            (Some(model_kept), colour(1), "the model"),
+            (kept, colour(0), "this machine"),
+        ];
+        for (at, c, name) in lines {
+            let Some(x) = at else { continue };
+            let style = c.stroke_width(2);
+            chart
+                .draw_series(LineSeries::new([(x, 0.0), (x, 105.0)], style))?
+                .label(format!("{name}: {x:.0}"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], style));
+        }
+        let points: Vec<(f64, f64)> = shares.iter().map(|&(n, s)| (n as f64, 100.0 * s)).collect();
+        chart.draw_series(LineSeries::new(points.clone(), colour(0).stroke_width(1)))?;
+        chart.draw_series(
+            points
+                .iter()
+                .map(|&(x, y)| Circle::new((x, y), 3, colour(0).filled())),
+        )?;
+        draw_legend(&mut chart)?;
+        root.present()?;
+        Ok(())
+    })();
+    drawn.map_or_else(|e| format!("<p>chart unavailable: {e}</p>"), |_| svg)
+}
+
 /// 1.2k, 3.4M …: compact axis labels.
 pub fn format_si(v: f64) -> String {
     let a = v.abs();
@@ -306,6 +359,19 @@ pub fn format_si(v: f64) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_branch_chart_marks_both_figures() {
+        let shares = [(2000, 0.0), (8000, 0.09), (16_000, 0.71), (128_000, 1.0)];
+        let svg = branch_memory(&shares, Some(11_580.0), 10_950.0);
+        assert!(
+            svg.starts_with("<svg")
+                && svg.contains("this machine: 11580")
+                && svg.contains("the model: 10950"),
+            "{svg}"
+        );
+        let unknown = branch_memory(&shares, None, 10_950.0);
+        assert!(!unknown.contains("this machine"), "{unknown}");
+    }
     #[test]
     fn charts_are_svg_with_their_titles() {
         let svg = batch_regression(

@@ -1,6 +1,7 @@
 //! Everything a report shows, read from a run directory's files (nothing is recomputed but
 //! summaries): `run.json`, `estimates.json`, `model-<compiler>.json`,
-//! `validation-<compiler>.json`, `manifest.json`, `samples.jsonl`.
+//! `validation-<compiler>.json`, `manifest.json`, `samples.jsonl`, `canary.jsonl`,
+//! `branch-memory.json`.
 
 use harness::canary::CanaryTimeline;
 use harness::machine::RunInfo;
@@ -35,6 +36,8 @@ pub struct RunData {
     pub samples: Vec<SampleRecord>,
     /// The canary's readings over the training measurement (none in runs from before it).
     pub canary: Option<CanaryTimeline>,
+    /// The branch probe's finding (none in runs from before it).
+    pub branch_memory: Option<semantics::branch_memory::BranchMemory>,
 }
 
 impl RunData {
@@ -66,6 +69,7 @@ impl RunData {
             path: canary_path.clone(),
             message: e.to_string(),
         })?;
+        let branch_memory = read_optional(&dir.branch_memory_file())?;
         Ok(RunData {
             dir,
             run,
@@ -74,6 +78,7 @@ impl RunData {
             manifest,
             samples,
             canary,
+            branch_memory,
         })
     }
 }

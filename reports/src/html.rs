@@ -19,6 +19,7 @@ struct ReportPage<'a> {
     machine: &'a Machine,
     settings: Settings,
     machine_state: Option<MachineState>,
+    branch_memory: Option<BranchSection>,
     compilers: Vec<CompilerSection<'a>>,
     exports: Vec<Value>,
     /// The instructions section, rendered by `instructions_section`.
@@ -61,6 +62,38 @@ fn machine_state(data: &RunData) -> Option<MachineState> {
             timeline.typical_ns_per_run,
             timeline.threshold_ns_per_run,
         ),
+    })
+}
+
+/// What the branch probe found, as the page shows it.
+#[derive(Serialize)]
+struct BranchSection {
+    kept_tosses: Option<f64>,
+    layout_range: Option<(f64, f64)>,
+    model_kept_tosses: f64,
+    scale: Option<f64>,
+    longest: u64,
+    disturbed_visits: usize,
+    visits: usize,
+    svg: String,
+}
+
+fn branch_section(data: &RunData) -> Option<BranchSection> {
+    use semantics::branch_memory::MODEL_KEPT_TOSSES;
+    let memory = data.branch_memory.as_ref()?;
+    let svg = match memory.lost_shares() {
+        Some(shares) => charts::branch_memory(&shares, memory.kept_tosses, MODEL_KEPT_TOSSES),
+        None => String::new(),
+    };
+    Some(BranchSection {
+        kept_tosses: memory.kept_tosses,
+        layout_range: memory.layout_range(),
+        model_kept_tosses: MODEL_KEPT_TOSSES,
+        scale: memory.kept_tosses.map(|k| k / MODEL_KEPT_TOSSES),
+        longest: memory.points.last().map_or(0, |p| p.tosses),
+        disturbed_visits: memory.disturbed_visits,
+        visits: memory.visits,
+        svg,
     })
 }
 
@@ -300,6 +333,7 @@ pub fn write_report(dir: &std::path::Path) -> Result<PathBuf, ReportError> {
             fixed_addresses: data.run.fixed_addresses,
         },
         machine_state: machine_state(&data),
+        branch_memory: branch_section(&data),
         compilers: data
             .compilers
             .iter()

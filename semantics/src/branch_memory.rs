@@ -14,10 +14,11 @@
 //! (`bst_search` at 2000 queries, 4.7× on the Zen 5) or underpredicts one it loses.
 //!
 //! `mlcost suite` measures the figure before it counts anything (the harness's branch
-//! probe) and keeps it in the run (`branch_memory.json`), so that a rescore counts as the run's
+//! probe) and keeps it in the run (`branch-memory.json`, a [`BranchMemory`]), so that a rescore counts as the run's
 //! machine did; `mlcost count --predictor-tosses` sets it for one program. Without either, the
 //! model keeps [`MODEL_KEPT_TOSSES`], the Intel host's.
 
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The tosses the model's tables keep as [`crate::two_way`] sizes them (scale 1): the point
@@ -64,14 +65,12 @@ pub fn probe_sizes() -> Vec<u64> {
         .collect()
 }
 
-/// The walk length at which a repeated walk of coin tosses loses half of them, from
-/// `(length, extra)` pairs in increasing length: `extra` is what the tosses cost over the
-/// same walk with outcomes a predictor learns (nanoseconds on the machine, misses in the
-/// model). Each length's lost share is its extra per toss over the longest one's; the point
-/// is interpolated on a log scale between the last length below half and the first above.
-/// `None` when the longest walk loses nothing measurable (`min_extra_per_toss` and less),
-/// or the lengths are not increasing.
-pub fn half_loss_point(points: &[(u64, f64)], min_extra_per_toss: f64) -> Option<f64> {
+/// Each length's lost share of its tosses, from `(length, extra)` pairs in increasing length:
+/// `extra` is what the tosses cost over the same walk with outcomes a predictor learns
+/// (nanoseconds on the machine, misses in the model), and the share is its extra per toss
+/// over the longest one's. `None` when the longest walk loses nothing measurable
+/// (`min_extra_per_toss` and less), or the lengths are not increasing.
+pub fn lost_shares(points: &[(u64, f64)], min_extra_per_toss: f64) -> Option<Vec<(u64, f64)>> {
     let &(longest, extra) = points.last()?;
     if points.windows(2).any(|w| w[0].0 >= w[1].0) || longest == 0 {
         return None;
@@ -80,17 +79,27 @@ pub fn half_loss_point(points: &[(u64, f64)], min_extra_per_toss: f64) -> Option
     if full.is_nan() || full <= min_extra_per_toss {
         return None;
     }
-    let lost = |&(n, e): &(u64, f64)| (e / n as f64 / full).max(0.0);
+    Some(
+        points
+            .iter()
+            .map(|&(n, e)| (n, (e / n as f64 / full).max(0.0)))
+            .collect(),
+    )
+}
+
+/// The walk length at which a repeated walk of coin tosses loses half of them, from the
+/// pairs [`lost_shares`] reads: interpolated on a log scale between the last length below
+/// half and the first above.
+pub fn half_loss_point(points: &[(u64, f64)], min_extra_per_toss: f64) -> Option<f64> {
+    let shares = lost_shares(points, min_extra_per_toss)?;
     // The last length that still keeps more than half, scanning back from the longest: a
     // dip at a short length (a disturbed reading) does not end the search early.
-    let above = points.iter().rposition(|p| lost(p) < 0.5);
-    let Some(i) = above else {
-        return Some(points[0].0 as f64);
+    let Some(i) = shares.iter().rposition(|&(_, lost)| lost < 0.5) else {
+        return Some(shares[0].0 as f64);
     };
-    let (a, b) = (points[i], points[i + 1]);
-    let (la, lb) = (lost(&a), lost(&b));
+    let ((na, la), (nb, lb)) = (shares[i], shares[i + 1]);
     let t = ((0.5 - la) / (lb - la)).clamp(0.0, 1.0);
-    Some(a.0 as f64 * (b.0 as f64 / a.0 as f64).powf(t))
+    Some(na as f64 * (nb as f64 / na as f64).powf(t))
 }
 
 /// The kept tosses of the model predictor at `scale` times its long table, found as the
@@ -107,9 +116,189 @@ pub fn model_kept_tosses(scale: f64) -> Option<f64> {
     half_loss_point(&points, 0.1)
 }
 
+/// Below this extra time per toss at the longest walk the machine lost nothing measurable (a
+/// miss costs 4–8 ns on the hosts measured, and half the tosses of a lost walk miss).
+pub const MIN_EXTRA_NS_PER_TOSS: f64 = 0.5;
+
+/// One walk length the branch probe timed: the time per run of both walks, over its code
+/// layouts and in each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbePoint {
+    pub tosses: u64,
+    pub toss_ns: f64,
+    pub learnt_ns: f64,
+    /// Per code layout, in layout order.
+    #[serde(default)]
+    pub toss_ns_by_layout: Vec<f64>,
+    #[serde(default)]
+    pub learnt_ns_by_layout: Vec<f64>,
+}
+
+impl ProbePoint {
+    fn extra_ns(&self) -> (u64, f64) {
+        (self.tosses, self.toss_ns - self.learnt_ns)
+    }
+}
+
+/// What the branch probe found: a run's `branch-memory.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BranchMemory {
+    /// The walk length at which half the tosses are lost; `None` when the probe could not
+    /// tell (the longest walk lost nothing measurable), and counting keeps the model's own.
+    pub kept_tosses: Option<f64>,
+    /// The same figure read from each code layout alone: how far the layouts agree.
+    #[serde(default)]
+    pub kept_tosses_by_layout: Vec<Option<f64>>,
+    pub points: Vec<ProbePoint>,
+    /// Visits the canary saw disturbed, of all the probe's visits.
+    pub disturbed_visits: usize,
+    pub visits: usize,
+}
+
+impl BranchMemory {
+    /// The figures from the points, as [`half_loss_point`] reads them.
+    pub fn from_points(points: Vec<ProbePoint>, disturbed_visits: usize, visits: usize) -> Self {
+        let extras: Vec<(u64, f64)> = points.iter().map(ProbePoint::extra_ns).collect();
+        let layouts = points
+            .iter()
+            .map(|p| p.toss_ns_by_layout.len().min(p.learnt_ns_by_layout.len()))
+            .min()
+            .unwrap_or(0);
+        let kept_tosses_by_layout = (0..layouts)
+            .map(|l| {
+                let extras: Vec<(u64, f64)> = points
+                    .iter()
+                    .map(|p| (p.tosses, p.toss_ns_by_layout[l] - p.learnt_ns_by_layout[l]))
+                    .collect();
+                half_loss_point(&extras, MIN_EXTRA_NS_PER_TOSS)
+            })
+            .collect();
+        BranchMemory {
+            kept_tosses: half_loss_point(&extras, MIN_EXTRA_NS_PER_TOSS),
+            kept_tosses_by_layout,
+            points,
+            disturbed_visits,
+            visits,
+        }
+    }
+
+    /// Each length's share of tosses lost ([`lost_shares`]), for the report's chart.
+    pub fn lost_shares(&self) -> Option<Vec<(u64, f64)>> {
+        let extras: Vec<(u64, f64)> = self.points.iter().map(ProbePoint::extra_ns).collect();
+        lost_shares(&extras, MIN_EXTRA_NS_PER_TOSS)
+    }
+
+    /// The smallest and largest of the per-layout figures, when every layout gave one.
+    pub fn layout_range(&self) -> Option<(f64, f64)> {
+        let figures: Option<Vec<f64>> = self.kept_tosses_by_layout.iter().copied().collect();
+        let figures = figures.filter(|f| !f.is_empty())?;
+        Some((
+            figures.iter().copied().fold(f64::INFINITY, f64::min),
+            figures.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        ))
+    }
+
+    /// One line for the terminal.
+    pub fn summary(&self) -> String {
+        let disturbed = if self.disturbed_visits > 0 {
+            format!(
+                " ({} of {} visits disturbed)",
+                self.disturbed_visits, self.visits
+            )
+        } else {
+            String::new()
+        };
+        match self.kept_tosses {
+            Some(kept) => {
+                let range = self
+                    .layout_range()
+                    .map(|(lo, hi)| format!(", layouts {lo:.0}–{hi:.0}"))
+                    .unwrap_or_default();
+                format!(
+                    "branch predictor: keeps about {kept:.0} coin tosses{range} (the model's \
+                     tables: {MODEL_KEPT_TOSSES:.0}; long table ×{:.2}){disturbed}",
+                    kept / MODEL_KEPT_TOSSES
+                )
+            }
+            None => format!(
+                "branch predictor: the probe saw no lost tosses up to {} (counting with the \
+                 model's own {MODEL_KEPT_TOSSES:.0}){disturbed}",
+                self.points.last().map_or(0, |p| p.tosses)
+            ),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn point(tosses: u64, extra_per_toss: f64) -> ProbePoint {
+        let learnt = tosses as f64 * 1.3;
+        let toss = tosses as f64 * (1.3 + extra_per_toss);
+        ProbePoint {
+            tosses,
+            toss_ns: toss,
+            learnt_ns: learnt,
+            // A second layout that loses a little later than the first.
+            toss_ns_by_layout: vec![toss, tosses as f64 * (1.3 + 0.8 * extra_per_toss)],
+            learnt_ns_by_layout: vec![learnt, learnt],
+        }
+    }
+
+    #[test]
+    fn the_probe_reads_the_length_that_loses_half_its_tosses() {
+        // The Intel host's walk (session 47): 9% lost at 8000, 41% at 10 000, 61% at 12 000.
+        let memory = BranchMemory::from_points(
+            vec![
+                point(4000, 0.0),
+                point(8000, 0.27),
+                point(10_000, 1.23),
+                point(12_000, 1.84),
+                point(64_000, 3.0),
+            ],
+            0,
+            40,
+        );
+        let kept = memory.kept_tosses.unwrap();
+        assert!((10_500.0..11_500.0).contains(&kept), "{kept}");
+        // Both layouts lose their longest walk in full, so the second's shares are the
+        // first's: the same figure.
+        let (lo, hi) = memory.layout_range().unwrap();
+        assert!(
+            (lo - kept).abs() < 1.0 && (hi - kept).abs() < 1.0,
+            "{lo} {hi}"
+        );
+        let shares = memory.lost_shares().unwrap();
+        assert!((shares[2].1 - 0.41).abs() < 0.01, "{shares:?}");
+        assert!(
+            memory.summary().contains("keeps about"),
+            "{}",
+            memory.summary()
+        );
+    }
+
+    #[test]
+    fn a_probe_that_saw_no_loss_keeps_the_models_figure_and_says_so() {
+        let memory = BranchMemory::from_points(vec![point(4000, 0.0), point(128_000, 0.1)], 3, 40);
+        assert_eq!(memory.kept_tosses, None);
+        assert_eq!(memory.layout_range(), None);
+        assert!(
+            memory.summary().contains("no lost tosses up to 128000")
+                && memory.summary().contains("3 of 40 visits disturbed"),
+            "{}",
+            memory.summary()
+        );
+    }
+
+    #[test]
+    fn a_record_from_before_the_layouts_reads() {
+        let json = r#"{"kept_tosses": 11579.7, "points": [{"tosses": 2000, "toss_ns": 2646.2,
+            "learnt_ns": 2696.4}], "disturbed_visits": 0, "visits": 104}"#;
+        let memory: BranchMemory = serde_json::from_str(json).unwrap();
+        assert_eq!(memory.kept_tosses, Some(11579.7));
+        assert!(memory.kept_tosses_by_layout.is_empty() && memory.layout_range().is_none());
+    }
 
     #[test]
     fn the_half_loss_point_is_interpolated_between_the_lengths_around_it() {
