@@ -37,6 +37,11 @@ pub fn probe_branch_memory(
     progress: &mut dyn harness::Progress,
 ) -> Result<BranchMemory> {
     let dir = std::path::absolute(run.branch_probe_dir())?;
+    // A probe left by a suite killed before its measurement began is taken again whole: the
+    // harness would refuse a directory that already holds samples.
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+    }
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let sizes = probe_sizes();
     let mut programs = Vec::new();
