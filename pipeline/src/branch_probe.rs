@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use harness::{run_bench, BenchPlan, BenchProgram, SamplingConfig};
 use ocaml_runtime::CompilerSetup;
 use rundir::RunDir;
-use semantics::branch_memory::{probe_sizes, set_kept_tosses};
+use semantics::branch_memory::probe_sizes;
 pub use semantics::branch_memory::{BranchMemory, ProbePoint};
 use std::time::Duration;
 
@@ -102,9 +102,7 @@ pub fn probe_branch_memory(
         outcome.estimates.iter().map(|e| e.visits).sum(),
     );
     rundir::write_json(&run.branch_memory_file(), &memory)?;
-    if let Some(kept) = memory.kept_tosses {
-        set_kept_tosses(kept);
-    }
+    memory.make_current();
     Ok(memory)
 }
 
@@ -112,8 +110,8 @@ pub fn probe_branch_memory(
 /// Runs from before the probe count with the model's own.
 pub fn use_recorded_branch_memory(run: &RunDir) -> Result<Option<BranchMemory>> {
     let memory: Option<BranchMemory> = rundir::read_optional(&run.branch_memory_file())?;
-    if let Some(kept) = memory.as_ref().and_then(|m| m.kept_tosses) {
-        set_kept_tosses(kept);
+    if let Some(memory) = &memory {
+        memory.make_current();
     }
     Ok(memory)
 }

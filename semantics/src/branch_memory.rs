@@ -134,10 +134,12 @@ pub struct ProbePoint {
     pub learnt_ns_by_layout: Vec<f64>,
 }
 
-impl ProbePoint {
-    fn extra_ns(&self) -> (u64, f64) {
-        (self.tosses, self.toss_ns - self.learnt_ns)
-    }
+/// Each point's length and the tosses' extra time over the learnt walk.
+fn extras(points: &[ProbePoint]) -> Vec<(u64, f64)> {
+    points
+        .iter()
+        .map(|p| (p.tosses, p.toss_ns - p.learnt_ns))
+        .collect()
 }
 
 /// What the branch probe found: a run's `branch-memory.json`.
@@ -158,7 +160,6 @@ pub struct BranchMemory {
 impl BranchMemory {
     /// The figures from the points, as [`half_loss_point`] reads them.
     pub fn from_points(points: Vec<ProbePoint>, disturbed_visits: usize, visits: usize) -> Self {
-        let extras: Vec<(u64, f64)> = points.iter().map(ProbePoint::extra_ns).collect();
         let layouts = points
             .iter()
             .map(|p| p.toss_ns_by_layout.len().min(p.learnt_ns_by_layout.len()))
@@ -166,15 +167,15 @@ impl BranchMemory {
             .unwrap_or(0);
         let kept_tosses_by_layout = (0..layouts)
             .map(|l| {
-                let extras: Vec<(u64, f64)> = points
+                let layout_extras: Vec<(u64, f64)> = points
                     .iter()
                     .map(|p| (p.tosses, p.toss_ns_by_layout[l] - p.learnt_ns_by_layout[l]))
                     .collect();
-                half_loss_point(&extras, MIN_EXTRA_NS_PER_TOSS)
+                half_loss_point(&layout_extras, MIN_EXTRA_NS_PER_TOSS)
             })
             .collect();
         BranchMemory {
-            kept_tosses: half_loss_point(&extras, MIN_EXTRA_NS_PER_TOSS),
+            kept_tosses: half_loss_point(&extras(&points), MIN_EXTRA_NS_PER_TOSS),
             kept_tosses_by_layout,
             points,
             disturbed_visits,
@@ -184,8 +185,15 @@ impl BranchMemory {
 
     /// Each length's share of tosses lost ([`lost_shares`]), for the report's chart.
     pub fn lost_shares(&self) -> Option<Vec<(u64, f64)>> {
-        let extras: Vec<(u64, f64)> = self.points.iter().map(ProbePoint::extra_ns).collect();
-        lost_shares(&extras, MIN_EXTRA_NS_PER_TOSS)
+        lost_shares(&extras(&self.points), MIN_EXTRA_NS_PER_TOSS)
+    }
+
+    /// Makes the interpreter count with this figure ([`set_kept_tosses`]); a probe that could
+    /// not tell leaves the model's own.
+    pub fn make_current(&self) {
+        if let Some(kept) = self.kept_tosses {
+            set_kept_tosses(kept);
+        }
     }
 
     /// The smallest and largest of the per-layout figures, when every layout gave one.

@@ -294,20 +294,36 @@ impl Machine<'_> {
     }
 }
 
-/// The steady-state misses of a walk over `n` coin tosses (an `if` on each and the walk's own
-/// test) through a predictor whose long table is `scale` times the model's: how
-/// [`crate::branch_memory`] finds what the model keeps.
-pub(crate) fn steady_coin_toss_misses(n: usize, scale: f64) -> u64 {
+/// `n` pseudo-random outcomes from `seed` (a 64-bit LCG's high bits).
+pub(crate) fn coin_tosses(n: usize, seed: u64) -> Vec<bool> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 33) & 1 == 1
+        })
+        .collect()
+}
+
+/// A walk with an `if` on each of `outcomes` (site 7) and the walk's own test, taken until
+/// the end (site 8), without the test's last, exiting outcome.
+fn walk_trace(outcomes: &[bool]) -> BranchTrace {
     let mut trace = BranchTrace::default();
-    // The same generator for every `n`, so that the ladder of lengths walks one sequence.
-    let mut state: u64 = 1;
-    for _ in 0..n {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        trace.branch(7, (state >> 33) & 1 == 1);
+    for &t in outcomes {
+        trace.branch(7, t);
         trace.branch(8, true);
     }
+    trace
+}
+
+/// The steady-state misses of a walk over `n` coin tosses (an `if` on each and the walk's own
+/// test, its exit included) through a predictor whose long table is `scale` times the model's:
+/// how [`crate::branch_memory`] finds what the model keeps. The same tosses for every `n`, so
+/// that the ladder of lengths walks one sequence.
+pub(crate) fn steady_coin_toss_misses(n: usize, scale: f64) -> u64 {
+    let mut trace = walk_trace(&coin_tosses(n, 1));
     trace.branch(8, false);
     trace
         .misses_through(
@@ -322,18 +338,6 @@ pub(crate) fn steady_coin_toss_misses(n: usize, scale: f64) -> u64 {
 mod tests {
     use super::*;
     use crate::two_way::NO_REPEAT;
-
-    fn coin_tosses(n: usize, seed: u64) -> Vec<bool> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (s >> 33) & 1 == 1
-            })
-            .collect()
-    }
 
     #[test]
     fn each_miss_adds_its_sites_resolving_cycles() {
@@ -369,13 +373,9 @@ mod tests {
     }
 
     fn steady_misses(outcomes: &[bool]) -> u64 {
-        let mut trace = BranchTrace::default();
-        for &t in outcomes {
-            trace.branch(7, t);
-            // The loop's own test: always taken until the end.
-            trace.branch(8, true);
-        }
-        trace.misses(true, &Sites::default()).branches
+        walk_trace(outcomes)
+            .misses(true, &Sites::default())
+            .branches
     }
 
     #[test]
