@@ -6,7 +6,7 @@
 //! over alternating ones that any predictor learns. Timed the usual way (Core_bench slopes,
 //! two layouts, the canary watching) at walk lengths from 2000 to 128 000, the walk of tosses
 //! costs more only by the outcomes the predictor lost; the length at which half are lost is
-//! the figure. It takes about ten seconds, and it is kept in the run (`branch-memory.json`,
+//! the figure. It takes 12–20 s (session 47), and it is kept in the run (`branch-memory.json`,
 //! the timings beside it in `branch-probe/`), so that everything that counts the run later
 //! counts as its machine did.
 
@@ -23,7 +23,7 @@ const LEARNT_ML: &str = include_str!("../ocaml/branch_probe_learnt.ml");
 const TOSS: &str = "branch_probe_toss";
 const LEARNT: &str = "branch_probe_learnt";
 
-/// Sampling per (walk, length, layout): 26 points in 2 layouts take about ten seconds.
+/// Sampling per (walk, length, layout): 26 points in 2 layouts take 12–20 s.
 const QUOTA: Duration = Duration::from_millis(160);
 const ROUNDS: u32 = 4;
 const LAYOUTS: u32 = 2;
