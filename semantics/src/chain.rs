@@ -26,7 +26,8 @@
 //! can reach ([`crate::callees`]); a read of a field, a list cell, an array element or a boxed float
 //! is a load (but not a float variable ocamlopt keeps unboxed: a float `ref` turned into a
 //! variable, a `let` of a computed float); a float boxed to be passed on is a store the next
-//! iteration's load waits for. Where values feed each other (Mandelbrot's `zr` and `zi`), the
+//! iteration's load waits for, and so does an integer field the last iteration stored that
+//! ocamlopt loads after a multiply ([`late_load`]). Where values feed each other (Mandelbrot's `zr` and `zi`), the
 //! chain is the slowest round trip per iteration ([`crate::loop_carried::max_cycle_mean`]).
 //! Branches are predicted (a condition carries no latency), and a block built from a value is
 //! a store nothing waits on. The chains are stored on the IR ([`App::chain`],
@@ -35,11 +36,12 @@
 //! iteration's chain beyond its issue is counted ([`crate::issue`]).
 
 mod access;
+mod late_load;
 mod loops;
 
 use crate::callees::Callees;
 use crate::ir::*;
-use crate::latency_table::{is_float_op, Walk, LOAD};
+use crate::latency_table::{Walk, LOAD};
 use crate::loop_carried::Counter;
 use crate::loop_carried::{critical_values, max_cycle_mean};
 use loops::longest_edges;
@@ -170,6 +172,10 @@ struct Walker<'a> {
     /// Slots bound to unboxed floats, as [`crate::boxing`] decides: a float ref ocamlopt
     /// turned into a variable, a `let` of a computed float. Reading one is no load.
     unboxed: HashSet<Slot>,
+    /// Slots bound to a field by a pattern and read once, which ocamlopt loads where they are
+    /// read; and whether the record field about to be read is loaded late. See [`late_load`].
+    loaded_at_use: HashSet<Slot>,
+    late_load: bool,
     /// The source standing for the start of the iteration: what the walk was not told of (a
     /// loop's array and counter, a captured or global value) is available then.
     start: usize,
@@ -213,6 +219,8 @@ impl<'a> Walker<'a> {
             last_float: source(sources, register),
             mean_of_branches: false,
             unboxed: HashSet::new(),
+            loaded_at_use: HashSet::new(),
+            late_load: false,
             start: fun.arity as usize + 2,
         }
     }
@@ -274,7 +282,10 @@ impl<'a> Walker<'a> {
                         }
                         self.bind(*s, value)
                     }
-                    Binder::Pattern { pat, .. } => self.bind_pat(pat, &value, false),
+                    Binder::Pattern { pat, .. } => {
+                        self.bind_pat(pat, &value, false);
+                        self.note_field_loads(pat, &l.body);
+                    }
                 }
                 self.lat(&mut l.body)
             }
@@ -334,38 +345,7 @@ impl<'a> Walker<'a> {
                 }
                 result
             }
-            Code::Op2(node) => {
-                let float = is_float_op(node.op) || matches!(node.op, Op2::FloatCall(_));
-                let operand = |w: &mut Self, c: &mut Code| {
-                    let l = w.lat(c);
-                    // A float held in a variable (unless unboxed) or returned by a call is
-                    // boxed: reading it is a load.
-                    let boxed = float
-                        && match c {
-                            Code::Local(s) | Code::TakeLocal(s) => !w.unboxed.contains(s),
-                            Code::App(_) => true,
-                            _ => false,
-                        };
-                    if boxed {
-                        plus(&l, w.known.walk.unboxing_load())
-                    } else {
-                        l
-                    }
-                };
-                let (a, b) = (operand(self, &mut node.lhs), operand(self, &mut node.rhs));
-                // ocamlopt computes `a * b` as `(a - 1) * (b asr 1) + 1`: the right operand's
-                // untagging shift delays it 3 cycles, the left one's decrement not at all
-                // (this core's renamer folds it; measured, `latency_table::op2_cycles`).
-                let b = if node.op == Op2::Mul { plus(&b, 3) } else { b };
-                let result = plus(&join(&a, &b), self.known.walk.op2(node.op));
-                if matches!(
-                    node.op,
-                    Op2::FAdd | Op2::FSub | Op2::FMul | Op2::FDiv | Op2::FloatCall(_)
-                ) {
-                    self.last_float = result.clone();
-                }
-                result
-            }
+            Code::Op2(node) => self.op2(node),
             Code::BoxFloat(operand) => {
                 let l = self.lat(operand);
                 plus(&l, self.known.walk.boxed())
@@ -378,6 +358,7 @@ impl<'a> Walker<'a> {
                 let mut result = self.none();
                 for arm in m.arms.iter_mut() {
                     self.bind_pat(&arm.pat, &scrutinee, false);
+                    self.note_field_loads(&arm.pat, &arm.body);
                     if let Some(g) = &mut arm.guard {
                         self.lat(g);
                     }

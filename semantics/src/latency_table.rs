@@ -11,6 +11,13 @@ pub(crate) const LOAD: u32 = 5;
 /// What a float boxed by one iteration and unboxed by the next adds to the load: the store
 /// whose result the load waits for.
 pub(crate) const BOX: u32 = 2;
+/// An integer the iteration before stored, loaded after a multiply whose product it is added
+/// to (`q + x * x`): the load and its wait for the store, which a load issued before the
+/// multiply does not make (see [`crate::chain`]'s `late_load`). `mlcost bench` measured the
+/// chain with its add at 8.9 cycles an iteration for a record's field and 10.1 to 10.9 for a
+/// pair's and a triple's, on a machine disturbed more than half the time, which makes these
+/// slow; the `stats` control, measured quieter, runs its whole iteration in 8 to 9 cycles.
+pub(crate) const LATE_FORWARD: u32 = 8;
 
 /// Cycles of one binary operation as ocamlopt 4.13 selects it on amd64, on tagged integers.
 ///
@@ -159,6 +166,15 @@ impl Walk {
     pub(crate) fn forwarded(self) -> u32 {
         self.unboxing_load() + self.boxed()
     }
+
+    /// An integer the iteration before stored, loaded after a multiply ([`LATE_FORWARD`]).
+    pub(crate) fn late_forwarded(self) -> u32 {
+        if self == Walk::WithoutMergeOrForward {
+            0
+        } else {
+            LATE_FORWARD
+        }
+    }
 }
 
 /// Float operations whose latency the float walk leaves out: arithmetic and comparisons.
@@ -275,6 +291,8 @@ mod tests {
             op2_cycles(Op2::FAdd)
         );
         assert_eq!(Walk::Full.forwarded(), LOAD + BOX);
+        assert_eq!(Walk::WithoutMergeOrForward.late_forwarded(), 0);
+        assert_eq!(Walk::WithoutMergeOrFloat.late_forwarded(), LATE_FORWARD);
         assert!(Walk::Full.merges() && !Walk::WithoutMerge.merges());
     }
 }

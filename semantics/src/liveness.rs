@@ -32,10 +32,10 @@
 
 mod slots;
 
+pub(crate) use slots::{field_slots, uses};
+
 use crate::ir::*;
-use slots::{
-    field_slots, holds_a_result, pattern_slots, release_on_entry, uses, visit_reads, Order,
-};
+use slots::{holds_a_result, pattern_slots, release_on_entry, visit_reads, Order};
 use std::collections::{HashMap, HashSet};
 
 type Live = HashSet<Slot>;

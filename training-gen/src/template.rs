@@ -50,6 +50,9 @@ pub struct AsmCheck {
     /// Count instructions whose text, operands included, contains a match of this regex
     /// (a store to the stack frame, a call into the runtime).
     pub instruction: Option<String>,
+    /// Count only past the first instruction whose mnemonic matches this regex: an order the
+    /// template depends on (a field's load issued after the `imul`, not before).
+    pub after: Option<String>,
     /// Require an allocation in the function.
     #[serde(default)]
     pub allocates: bool,

@@ -59,7 +59,28 @@ fn allocates(line: &str) -> bool {
 /// Runs one check on a program's assembly. Only amd64 assembly is understood: on other
 /// architectures the check passes with a note rather than failing every program.
 pub fn run_check(check: &AsmCheck, assembly: &str, architecture: &str) -> CheckOutcome {
-    let body = function_body(assembly, &check.function);
+    let mut body = function_body(assembly, &check.function);
+    let function_found = !body.is_empty();
+    if let Some(after) = &check.after {
+        match Regex::new(&format!("^(?:{after})$")) {
+            Ok(re) => {
+                let start = body
+                    .iter()
+                    .position(|l| mnemonic(l).is_some_and(|m| re.is_match(m)))
+                    .map_or(body.len(), |i| i + 1);
+                body.drain(..start);
+            }
+            Err(e) => {
+                return CheckOutcome {
+                    check: format!("after /{after}/"),
+                    found: 0,
+                    min: check.min,
+                    ok: false,
+                    message: Some(format!("bad pattern: {e}")),
+                }
+            }
+        }
+    }
     let (what, found) = if let Some(callee) = &check.calls {
         let target = Regex::new(&format!(
             r"\b{MODULE_PREFIX}{}_\d+\b",
@@ -104,6 +125,10 @@ pub fn run_check(check: &AsmCheck, assembly: &str, architecture: &str) -> CheckO
         let n = body.iter().filter(|l| allocates(l)).count();
         (format!("allocations in `{}`", check.function), n)
     };
+    let what = match &check.after {
+        Some(after) => format!("{what} past its first /{after}/"),
+        None => what,
+    };
     if architecture != "amd64" {
         return CheckOutcome {
             check: what,
@@ -116,9 +141,9 @@ pub fn run_check(check: &AsmCheck, assembly: &str, architecture: &str) -> CheckO
         };
     }
     let within_max = check.max.is_none_or(|max| found <= max);
-    let ok = !body.is_empty() && found >= check.min && within_max;
+    let ok = function_found && found >= check.min && within_max;
     let message = (!ok).then(|| {
-        let base = if body.is_empty() {
+        let base = if !function_found {
             format!(
                 "no function `{}` in the assembly: it was inlined or removed",
                 check.function
@@ -157,6 +182,7 @@ mod tests {
             calls: calls.map(str::to_string),
             pattern: pattern.map(str::to_string),
             instruction: None,
+            after: None,
             allocates,
             min,
             max: None,
@@ -195,6 +221,23 @@ mod tests {
             ..check(None, None, false, 1)
         };
         assert!(!run_check(&none, ASM, "amd64").ok);
+    }
+
+    #[test]
+    fn an_after_check_counts_only_past_its_instruction() {
+        // The calls come before the `leaq`, the allocation's `subq` after it.
+        let past_lea = |pattern: &str| AsmCheck {
+            after: Some("leaq".into()),
+            ..check(None, Some(pattern), false, 1)
+        };
+        assert_eq!(run_check(&past_lea("call"), ASM, "amd64").found, 0);
+        assert_eq!(run_check(&past_lea("subq"), ASM, "amd64").found, 1);
+        // Nothing matches `imulq`: nothing is past it.
+        let past_imul = AsmCheck {
+            after: Some("imulq".into()),
+            ..check(None, Some("subq"), false, 1)
+        };
+        assert!(!run_check(&past_imul, ASM, "amd64").ok);
     }
 
     #[test]

@@ -47,7 +47,18 @@ impl Walker<'_> {
         }
     }
 
+    /// What the loop stored in `field`, if it stores it: this iteration's store once made,
+    /// else the last iteration's, a source of the loop's walk.
+    fn stored(&self, field: Option<(Slot, u32)>) -> Option<Lat> {
+        let f = field?;
+        match self.stored_now.get(&f) {
+            Some(now) => Some(now.clone()),
+            None => self.fields.get(&f).map(|&j| source(self.sources, j)),
+        }
+    }
+
     pub(super) fn imp(&mut self, node: &mut ImpNode) -> Lat {
+        let late = std::mem::take(&mut self.late_load);
         // The element an access names relative to the loop's counter, and the source standing
         // for the element one iteration stores for the next to load.
         let carried = match self.counter {
@@ -68,11 +79,7 @@ impl Walker<'_> {
                 let loaded = plus(&args[0], LOAD);
                 // A double this iteration stored, or the last one did: forwarded.
                 let forward = self.known.walk.forwarded();
-                let stored = field.and_then(|f| match self.stored_now.get(&f) {
-                    Some(now) => Some(now.clone()),
-                    None => self.fields.get(&f).map(|&j| source(self.sources, j)),
-                });
-                match stored {
+                match self.stored(field) {
                     Some(value) => join(&loaded, &plus(&value, forward)),
                     None => loaded,
                 }
@@ -86,6 +93,16 @@ impl Walker<'_> {
                     self.stored_now.insert(f, args[1].clone());
                 }
                 self.none()
+            }
+            ImpOp::GetField { .. } if late => {
+                // An integer field the loop stores, loaded after a multiply: it waits for the
+                // store ([`super::late_load`]); loaded first, the two are renamed away.
+                let loaded = plus(&args[0], LOAD);
+                let late = self.known.walk.late_forwarded();
+                match self.stored(field) {
+                    Some(value) => join(&loaded, &plus(&value, late)),
+                    None => loaded,
+                }
             }
             ImpOp::GetField { .. } | ImpOp::ArrayLength | ImpOp::Str(StrOp::Length) => {
                 plus(&args[0], LOAD)

@@ -79,6 +79,8 @@ impl Walker<'_> {
             last_float: source(sources, register),
             mean_of_branches: false,
             unboxed: self.unboxed.clone(),
+            loaded_at_use: self.loaded_at_use.clone(),
+            late_load: false,
             start: sources - 1,
         };
         let test = inner.lat(cond);

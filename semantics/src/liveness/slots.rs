@@ -51,7 +51,7 @@ pub(super) fn holds_a_result(code: &Code) -> bool {
 }
 
 /// The variables bound directly by the fields of a pattern's top constructor.
-pub(super) fn field_slots(pat: &Pat) -> Vec<Slot> {
+pub(crate) fn field_slots(pat: &Pat) -> Vec<Slot> {
     match pat {
         Pat::As(inner, _) => field_slots(inner),
         Pat::Cons(pair) => [&pair.0, &pair.1]
@@ -74,7 +74,7 @@ pub(super) fn field_slots(pat: &Pat) -> Vec<Slot> {
 
 /// How many times `code` reads `slot`, as the compiler counts uses: a read that may run many
 /// times — captured by a closure, or in a loop's test or body — counts as many.
-pub(super) fn uses(code: &Code, slot: Slot) -> u32 {
+pub(crate) fn uses(code: &Code, slot: Slot) -> u32 {
     let mut count = 0;
     visit_reads(code, false, &mut |read, repeated| {
         if read == slot {
