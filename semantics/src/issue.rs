@@ -204,10 +204,19 @@ pub(crate) const RECURSION_WINDOW: u32 = 32;
 /// iteration ([`crate::branch_trace::Misses::unramped`]).
 pub(crate) const OVERLAP_WINDOW: u64 = 512;
 
-/// How long the float divider stays busy per operation, in cycles: it starts a `divsd` every
-/// 4 cycles and a `sqrtsd` every 6 (Golden Cove's reciprocal throughputs; the fit prices the
-/// cycle).
-const DIVIDER_BUSY: [(Counter, u64); 2] = [(Counter::FloatDiv, 4), (Counter::FloatSqrt, 6)];
+/// How long a divider stays busy per operation, in cycles: it starts a `divsd` every 4 cycles
+/// and a `sqrtsd` every 6 (Golden Cove's reciprocal throughputs), and an `idivq` every 10
+/// (measured, session 48: 30 000 iterations of one remainder by a variable and little else ran
+/// 2.69 ns an iteration, of two 5.37 ns, on a host disturbed most of the time). The rest of an
+/// iteration issues beside it: trial division (`n mod d` in a short loop, a raise per
+/// composite) runs in the divider's time, and was overpredicted by 55% at 250 with the other
+/// instructions' costs added to the remainders'. The fit prices the cycle.
+const DIVIDER_BUSY: [(Counter, u64); 4] = [
+    (Counter::FloatDiv, 4),
+    (Counter::FloatSqrt, 6),
+    (Counter::IntDiv, 10),
+    (Counter::IntMod, 10),
+];
 
 /// What an iteration that ended was, for how much of its chain the code around it overlaps.
 #[derive(Clone, Copy, PartialEq, Eq)]

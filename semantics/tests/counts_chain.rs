@@ -245,7 +245,8 @@ fn divider_cycles(source: &str, size: i64) -> u64 {
 fn the_divider_binds_where_an_iteration_is_little_else() {
     // Two `divsd` an iteration keep the divider busy 8 cycles; the iteration issues ForIter 5,
     // ArrayGet 5, LetData 2, FloatDiv 2 × 2, FloatAdd 2 × 1, BackEdgePoll 2: 20 instructions,
-    // 3⅓ cycles. 28 sixths beyond, per iteration.
+    // 3⅓ cycles, and the chain of `s`'s two adds (2 cycles each: 24 sixths) runs 4 sixths
+    // beyond that, beside the divider. 48 − 20 − 4 = 24 sixths beyond, per iteration.
     let divides = "
 let input n = Array.make (n + 1) 3.0
 let run a =
@@ -254,7 +255,7 @@ let run a =
   !s";
     assert_eq!(
         divider_cycles(divides, 206) - divider_cycles(divides, 200),
-        48 - 20
+        48 - 20 - 4
     );
     // The same divisions among twenty more multiplications and additions: the iteration takes
     // longer to issue than the divider is busy, and the divisions cost their instructions.
@@ -425,4 +426,29 @@ let run n =
   done;
   !s";
     assert_eq!(chain_cycles(fresh, 1000), 0);
+}
+
+#[test]
+fn remainders_by_a_variable_keep_the_divider_busy_once() {
+    // `n mod d` keeps the divider busy 10 cycles (60 sixths); the iteration issues IntCondEq 2,
+    // IntSub 1, IntMod 11, IntLxor 3, IntAdd 2 × 1, SelfTailApp 1, LoopPoll 3: 23. Its chain is
+    // `acc`'s two adds and `n - 1`, under the issue. 37 sixths beyond, per iteration.
+    let one = "
+let input n = (n, 7, 13)
+let rec loop n d e acc = if n = 0 then acc else loop (n - 1) d e (acc + n mod d + (n lxor e))
+let run (n, d, e) = loop n d e 0";
+    assert_eq!(divider_cycles(one, 206) - divider_cycles(one, 200), 60 - 23);
+    // The same loop called once per element of an outer `for` loop: the remainders are the
+    // inner loop's, weighed there; the outer iteration, which ran them, does not weigh them
+    // again (it would: its 3 × 60 sixths of the divider's against about 80 of issue). Three
+    // iterations of 37 sixths, and the outer loop's own nothing: 111 sixths per outer
+    // iteration, 1332 over twelve, 222 cycles.
+    let nested = "
+let rec loop n d e acc = if n = 0 then acc else loop (n - 1) d e (acc + n mod d + (n lxor e))
+let input n = n
+let run n = let s = ref 0 in for i = 1 to n do s := !s + loop 3 7 i 0 done; !s";
+    assert_eq!(
+        divider_cycles(nested, 212) - divider_cycles(nested, 200),
+        12 * 111 / 6
+    );
 }

@@ -24,7 +24,7 @@ pub(crate) struct IterationMark {
     instance_branches: u64,
     /// Operations of the unpipelined divider run.
     divisions: u64,
-    /// Cycles the float divider has been kept busy ([`super::DIVIDER_BUSY`]).
+    /// Cycles the dividers have been kept busy ([`super::DIVIDER_BUSY`]).
     divider_busy: u64,
     /// Words allocated in the minor heap.
     allocated: u64,
@@ -34,6 +34,7 @@ pub(crate) struct IterationMark {
     control: u64,
     inner_calls: u64,
     inner_other: u64,
+    inner_busy: u64,
 }
 
 /// Where one function's loop stands on the clocks.
@@ -71,6 +72,8 @@ struct Clocks {
 pub(crate) struct Iterated {
     calls: u64,
     other: u64,
+    /// Cycles of the dividers' ([`super::DIVIDER_BUSY`]).
+    busy: u64,
 }
 
 /// What one iteration ran, from its mark to the clocks where it ended.
@@ -84,7 +87,9 @@ struct Ran {
     since_instance: u64,
     instance_branches: u64,
     divides: bool,
-    /// Cycles the float divider was kept busy ([`super::DIVIDER_BUSY`]).
+    /// Cycles the dividers were kept busy ([`super::DIVIDER_BUSY`]), less what inner loops
+    /// accounted for: trial division's remainders are its `while` loop's, not again the
+    /// enclosing `for` loop's.
     busy: u64,
     /// Words allocated in the minor heap, callees included.
     allocated: u64,
@@ -99,8 +104,11 @@ fn advance(mark: &mut IterationMark, now: &Clocks, iterated: &mut Iterated) -> R
     let calls = (now.calls - mark.calls).saturating_sub(iterated.calls - mark.inner_calls);
     let other =
         (issued - (now.control - mark.control)).saturating_sub(iterated.other - mark.inner_other);
+    let busy =
+        (now.divider_busy - mark.divider_busy).saturating_sub(iterated.busy - mark.inner_busy);
     iterated.calls += calls;
     iterated.other += other;
+    iterated.busy += busy;
     let ran = Ran {
         issued,
         other,
@@ -108,7 +116,7 @@ fn advance(mark: &mut IterationMark, now: &Clocks, iterated: &mut Iterated) -> R
         since_instance: now.issued - mark.instance,
         instance_branches: mark.instance_branches,
         divides: now.divisions > mark.divisions,
-        busy: now.divider_busy - mark.divider_busy,
+        busy,
         allocated: now.allocated.saturating_sub(mark.allocated),
         alloc_waited: now.alloc_waited - mark.alloc_waited,
     };
@@ -121,6 +129,7 @@ fn advance(mark: &mut IterationMark, now: &Clocks, iterated: &mut Iterated) -> R
     mark.control = now.control;
     mark.inner_calls = iterated.calls;
     mark.inner_other = iterated.other;
+    mark.inner_busy = iterated.busy;
     ran
 }
 
@@ -141,6 +150,7 @@ impl Machine<'_> {
             control: self.control,
             inner_calls: self.iterated.calls,
             inner_other: self.iterated.other,
+            inner_busy: self.iterated.busy,
         }
     }
 
@@ -264,9 +274,11 @@ impl Machine<'_> {
         let paced =
             (instructions * ISSUE_WIDTH / ALLOC_ISSUE_WIDTH).max(issued + chained) + alloc_waited;
         let waited = self.wait_for_writes(allocated, paced);
-        // The divider is busy only in iterations that divide.
+        // The divider is busy only in iterations that divide; it binds beyond the iteration's
+        // issue and its chain, which run beside it (`ext_gcd`'s way back, a field loaded
+        // late beside two remainders a level: no slower than loaded early).
         if divides {
-            self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued));
+            self.add_divider_excess((busy * ISSUE_WIDTH).saturating_sub(issued + chained));
         }
         self.counts[Counter::CallShadow as usize] += shadowed(other, calls);
         waited
