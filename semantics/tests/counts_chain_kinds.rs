@@ -9,24 +9,7 @@
 
 mod common;
 
-const KINDS: [&str; 5] = [
-    "ChainCycle",
-    "FloatMergeCycle",
-    "FloatChainCycle",
-    "DivisionChainCycle",
-    "ForwardChainCycle",
-];
-
-/// Each kind's count over the six iterations between `size` and `size + 6`.
-fn per_six(source: &str, size: i64) -> [u64; 5] {
-    KINDS
-        .map(|kind| common::count_of(source, size + 6, kind) - common::count_of(source, size, kind))
-}
-
-/// `excess` sixths × the share `part / whole` of the chain, as the interpreter rounds them.
-fn part(excess: u64, part: u64, whole: u64) -> u64 {
-    excess * (part * 65536 / whole) / 65536
-}
+use common::{chain_kinds_per_six as per_six, share_of as part, CHAIN_KINDS as KINDS};
 
 #[test]
 fn a_horner_step_is_float_and_forwarding_cycles() {

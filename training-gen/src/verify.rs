@@ -56,29 +56,37 @@ fn allocates(line: &str) -> bool {
     (line.starts_with("sub") && line.ends_with("%r15")) || line.contains("caml_alloc")
 }
 
+/// Drops the lines of `body` up to and including the first whose mnemonic matches `after`
+/// (all of them when none does).
+fn drop_through_first(body: &mut Vec<&str>, after: &str) -> Result<(), regex::Error> {
+    let re = Regex::new(&format!("^(?:{after})$"))?;
+    let start = body
+        .iter()
+        .position(|l| mnemonic(l).is_some_and(|m| re.is_match(m)))
+        .map_or(body.len(), |i| i + 1);
+    body.drain(..start);
+    Ok(())
+}
+
+/// The outcome of a check whose regex does not compile.
+fn bad_pattern(check: String, min: usize, e: regex::Error) -> CheckOutcome {
+    CheckOutcome {
+        check,
+        found: 0,
+        min,
+        ok: false,
+        message: Some(format!("bad pattern: {e}")),
+    }
+}
+
 /// Runs one check on a program's assembly. Only amd64 assembly is understood: on other
 /// architectures the check passes with a note rather than failing every program.
 pub fn run_check(check: &AsmCheck, assembly: &str, architecture: &str) -> CheckOutcome {
     let mut body = function_body(assembly, &check.function);
     let function_found = !body.is_empty();
     if let Some(after) = &check.after {
-        match Regex::new(&format!("^(?:{after})$")) {
-            Ok(re) => {
-                let start = body
-                    .iter()
-                    .position(|l| mnemonic(l).is_some_and(|m| re.is_match(m)))
-                    .map_or(body.len(), |i| i + 1);
-                body.drain(..start);
-            }
-            Err(e) => {
-                return CheckOutcome {
-                    check: format!("after /{after}/"),
-                    found: 0,
-                    min: check.min,
-                    ok: false,
-                    message: Some(format!("bad pattern: {e}")),
-                }
-            }
+        if let Err(e) = drop_through_first(&mut body, after) {
+            return bad_pattern(format!("after /{after}/"), check.min, e);
         }
     }
     let (what, found) = if let Some(callee) = &check.calls {
@@ -111,15 +119,7 @@ pub fn run_check(check: &AsmCheck, assembly: &str, architecture: &str) -> CheckO
                     n,
                 )
             }
-            Err(e) => {
-                return CheckOutcome {
-                    check: format!("pattern /{shown}/"),
-                    found: 0,
-                    min: check.min,
-                    ok: false,
-                    message: Some(format!("bad pattern: {e}")),
-                }
-            }
+            Err(e) => return bad_pattern(format!("pattern /{shown}/"), check.min, e),
         }
     } else {
         let n = body.iter().filter(|l| allocates(l)).count();

@@ -62,21 +62,35 @@ pub fn count_of(source: &str, size: i64, construct: &str) -> u64 {
     counts.get(construct).copied().unwrap_or(0)
 }
 
+/// `ChainCycle` and the kinds of chain cycle the fit prices apart
+/// (`semantics/tests/counts_chain_kinds.rs`).
+pub const CHAIN_KINDS: [&str; 5] = [
+    "ChainCycle",
+    "FloatMergeCycle",
+    "FloatChainCycle",
+    "DivisionChainCycle",
+    "ForwardChainCycle",
+];
+
+/// Each of [`CHAIN_KINDS`]' counts over the six iterations between `size` and `size + 6`.
+pub fn chain_kinds_per_six(source: &str, size: i64) -> [u64; 5] {
+    CHAIN_KINDS.map(|kind| count_of(source, size + 6, kind) - count_of(source, size, kind))
+}
+
+/// `excess` sixths × the share `part / whole` of the chain, as the interpreter rounds them.
+pub fn share_of(excess: u64, part: u64, whole: u64) -> u64 {
+    excess * (part * 65536 / whole) / 65536
+}
+
 /// A loop's chain cycles beyond issue, whatever kind the fit prices them as: `ChainCycle` and
 /// the kinds split off it (`semantics/tests/counts_chain_kinds.rs`).
 pub fn chain_of(source: &str, size: i64) -> u64 {
     let program = Program::from_source("t.ml", source).unwrap_or_else(|e| panic!("{e}"));
     let counts = program.count(size).unwrap_or_else(|e| panic!("{e}")).counts;
-    [
-        "ChainCycle",
-        "FloatMergeCycle",
-        "FloatChainCycle",
-        "DivisionChainCycle",
-        "ForwardChainCycle",
-    ]
-    .iter()
-    .map(|kind| counts.get(*kind).copied().unwrap_or(0))
-    .sum()
+    CHAIN_KINDS
+        .iter()
+        .map(|kind| counts.get(*kind).copied().unwrap_or(0))
+        .sum()
 }
 
 /// Loops whose chains `counts_chain.rs` counts in total and `counts_chain_kinds.rs` by kind.
