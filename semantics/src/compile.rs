@@ -114,6 +114,9 @@ pub(crate) struct Compiler<'a> {
     pub(crate) module: Option<String>,
     /// Element reads and checks that ocamlopt's CSE shares (see [`crate::shared_checks`]).
     pub(crate) shared: HashMap<NodeId, crate::shared_checks::Shared>,
+    /// Divisions and remainders whose quotient ocamlopt's CSE computed already (see
+    /// [`crate::shared_quotients`]).
+    pub(crate) reused_quotients: std::collections::HashSet<NodeId>,
 }
 
 pub(crate) fn err<T>(pos: Pos, message: impl Into<String>) -> CResult<T> {
@@ -142,6 +145,7 @@ impl<'a> Compiler<'a> {
             library: false,
             module: None,
             shared: HashMap::new(),
+            reused_quotients: Default::default(),
         };
         for p in prims::PRIMS {
             c.scope.push(ScopeEntry {
@@ -322,7 +326,9 @@ impl<'a> Compiler<'a> {
             ExprKind::App { func, args, tail } => self.app(e, func, args, *tail)?,
             ExprKind::BinOp(op, a, b) => {
                 let (a, b) = (self.code(a)?, self.code(b)?);
-                Out::Code(self.binop(*op, self.comparison_class(e.id), a, b, e.pos))
+                let reused = self.reused_quotients.contains(&e.id);
+                let class = self.comparison_class(e.id);
+                Out::Code(self.binop(*op, class, a, b, e.pos, reused))
             }
             ExprKind::UnOp(op, a) => {
                 let a = self.code(a)?;

@@ -9,7 +9,17 @@ use crate::prims::{self, Prim};
 use crate::types::{CmpClass, EXN_FAILURE, EXN_INVALID_ARGUMENT};
 
 impl Compiler<'_> {
-    pub(crate) fn binop(&mut self, op: BinOp, class: CmpClass, a: Code, b: Code, pos: Pos) -> Code {
+    /// `reused`: a division or remainder by a constant whose quotient was computed already
+    /// (see [`crate::shared_quotients`]).
+    pub(crate) fn binop(
+        &mut self,
+        op: BinOp,
+        class: CmpClass,
+        a: Code,
+        b: Code,
+        pos: Pos,
+        reused: bool,
+    ) -> Code {
         use BinOp as B;
         use CmpClass as C;
         let op2 = match (op, class) {
@@ -17,7 +27,7 @@ impl Compiler<'_> {
             (B::Or, _) => return Code::Or(Box::new((a, b))),
             (B::Add, _) => Op2::Add,
             (B::Sub, _) => Op2::Sub,
-            (B::Mul | B::Div | B::Mod, _) => return arithmetic_by_constant(op, a, b, pos),
+            (B::Mul | B::Div | B::Mod, _) => return arithmetic_by_constant(op, a, b, pos, reused),
             (B::Land, _) => Op2::Land,
             (B::Lor, _) => Op2::Lor,
             (B::Lxor, _) => Op2::Lxor,
@@ -116,7 +126,7 @@ impl Compiler<'_> {
             }
             Prim::Section(op) => {
                 let (a, b) = (arg(0), arg(1));
-                self.binop(op, class, a, b, pos)
+                self.binop(op, class, a, b, pos, false)
             }
             Prim::IntConstant(_) | Prim::FloatConstant(_) => {
                 unreachable!("constants are not applied")
@@ -268,7 +278,7 @@ impl Compiler<'_> {
 /// asmcomp/cmm_helpers.ml): an integer constant operand — the divisor of `/` and `mod`, either
 /// side of `*` — is folded into the instruction sequence, with no zero check; only a divisor
 /// known at run time (or the constant 0, which raises) is an `idiv` behind a test.
-fn arithmetic_by_constant(op: BinOp, a: Code, b: Code, pos: Pos) -> Code {
+fn arithmetic_by_constant(op: BinOp, a: Code, b: Code, pos: Pos, reused: bool) -> Code {
     let node = |op, lhs, rhs| Code::Op2(Box::new(Op2Node { op, lhs, rhs, pos }));
     // What ocamlopt keeps of `e op k` when nothing but `e` needs computing: `e` itself, its
     // negation, or the constant after `e` (still evaluated, for its effects).
@@ -287,6 +297,7 @@ fn arithmetic_by_constant(op: BinOp, a: Code, b: Code, pos: Pos) -> Code {
             0 => node(Op2::Div, a, Code::Imm(0)),
             1 => a,
             -1 => negation(a),
+            _ if reused => node(Op2::DivReused { pow2: pow2(k) }, a, Code::Imm(k)),
             _ if pow2(k) => node(Op2::DivPow2, a, Code::Imm(k)),
             _ => node(Op2::DivConst, a, Code::Imm(k)),
         },
@@ -294,6 +305,7 @@ fn arithmetic_by_constant(op: BinOp, a: Code, b: Code, pos: Pos) -> Code {
         (BinOp::Mod, a, Code::Imm(k)) => match k {
             0 => node(Op2::Mod, a, Code::Imm(0)),
             1 | -1 => constant(a, 0),
+            _ if reused => node(Op2::ModReused { pow2: pow2(k) }, a, Code::Imm(k)),
             _ if pow2(k) => node(Op2::ModPow2, a, Code::Imm(k)),
             _ => node(Op2::ModConst, a, Code::Imm(k)),
         },

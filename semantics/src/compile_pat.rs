@@ -540,6 +540,7 @@ pub(crate) fn compile_program(
 ) -> CResult<Compiled> {
     let mut c = Compiler::new(typing);
     c.shared = crate::shared_checks::analyse(items, typing);
+    c.reused_quotients = crate::shared_quotients::analyse(items, typing);
     let mut top = Vec::new();
     let mut prelude_top = 0;
     let mut globals_by_name = HashMap::new();

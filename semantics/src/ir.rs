@@ -84,6 +84,17 @@ pub(crate) enum Op2 {
     ModPow2,
     /// `mod` by any other literal (not 0 or ±1): the reciprocal division, a multiply, a subtraction.
     ModConst,
+    /// `/` by a literal whose quotient ocamlopt's CSE computed already, from the same
+    /// dividend and divisor (see [`crate::shared_quotients`]): the retagging alone. `pow2`
+    /// says which sequence computed it, and so how long the quotient takes from the dividend.
+    DivReused {
+        pow2: bool,
+    },
+    /// `mod` by a literal whose quotient was computed already: a multiply by the divisor (a
+    /// mask for a power of two) and a subtraction.
+    ModReused {
+        pow2: bool,
+    },
     Land,
     Lor,
     Lxor,
@@ -199,6 +210,8 @@ impl Op2 {
             DivConst => Counter::IntDivConst,
             ModPow2 => Counter::IntModPow2,
             ModConst => Counter::IntModConst,
+            DivReused { .. } => Counter::IntDivReused,
+            ModReused { .. } => Counter::IntModReused,
             Land => Counter::IntLand,
             Lor => Counter::IntLor,
             Lxor => Counter::IntLxor,

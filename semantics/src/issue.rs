@@ -57,12 +57,13 @@ const fn instructions(c: Counter) -> u8 {
         // the clock only moves forward; three instructions do not move a loop between regimes.
         AllocMerged => 0,
         AddToField | Base | BytesCopyWord | FieldSet | FloatAdd | IndirectCall | IndirectJump
-        | IntAdd | IntSub | LetRec | SelfTailApp | Spill | TupleElem | TupleMatch | WhileIter => 1,
+        | IntAdd | IntDivReused | IntSub | LetRec | SelfTailApp | Spill | TupleElem
+        | TupleMatch | WhileIter => 1,
         FloatDiv | FloatMult | FloatSqrt | FloatSub | FloatUMinus | Frame | FunApp | IntCondEq
         | IntCondGE | IntCondGT | IntCondLT | IntLand | IntLor | IntMultConst | IntOfFloat
         | IntUMinus | LetData | Raise | VariantElem => 2,
-        BoolNot | BytesUnsafeSet | CondValue | IntCondLE | IntLsl | IntLxor | IntMult
-        | LoopPoll | StringUnsafeGet => 3,
+        BoolNot | BytesUnsafeSet | CondValue | IntCondLE | IntLsl | IntLxor | IntModReused
+        | IntMult | LoopPoll | StringUnsafeGet => 3,
         Closure | FloatCondGE | FloatCondGT | FloatCondLE | FloatCondLT | FloatOfInt | IntAsr
         | IntLsr | PatternMatch | TailApp => 4,
         ArrayGet | BoolAnd | BoolOr | FloatCondEq | ForIter | TableJump | TupleHead => 5,

@@ -53,6 +53,11 @@ pub(crate) fn op2_cycles(op: Op2) -> u32 {
         DivPow2 | ModPow2 => 6,
         DivConst => 9,
         ModConst => 14,
+        // The dividend's path to the result is the same whichever sequence computed the
+        // quotient first: only the instructions are shared.
+        DivReused { pow2: true } | ModReused { pow2: true } => 6,
+        DivReused { pow2: false } => 9,
+        ModReused { pow2: false } => 14,
         FAdd | FSub => 2,
         FMul => 4,
         FDiv => 13,

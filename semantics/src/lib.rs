@@ -116,7 +116,10 @@
 //!   ±2^k and `IntDivConst`/`IntModConst` otherwise — shifts or a reciprocal multiply, no
 //!   `idiv`, no zero check. `* 0`, `* 1`, `/ 1`, `mod ±1` count nothing (the operand is still
 //!   evaluated), `* (-1)` and `/ (-1)` count `IntUMinus`; `/ 0` and `mod 0` stay `IntDiv` and
-//!   `IntMod` and raise. A constant dividend over a variable divisor is `IntDiv`.
+//!   `IntMod` and raise. A constant dividend over a variable divisor is `IntDiv`. A second
+//!   division or remainder of the same dividend by the same constant, with no call or join
+//!   between, reuses the first one's quotient (ocamlopt's CSE): `IntDivReused`,
+//!   `IntModReused` (`shared_quotients.rs`).
 //! - **Applications.** A saturated call of an n-ary function counts one `FunApp`, or one
 //!   `TailApp` in tail position (decided by a syntactic pass before evaluation), or one
 //!   `SelfTailApp` when a known function tail-calls itself: a jump back to its head, where
@@ -354,6 +357,7 @@ mod return_stack;
 mod reuse;
 mod scoped_walk;
 mod shared_checks;
+mod shared_quotients;
 mod static_handler;
 mod stdlib_link;
 mod stdlib_source;

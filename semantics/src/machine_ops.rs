@@ -320,12 +320,19 @@ impl Machine<'_> {
             Sub => Value::Int(wrap63(a.int().wrapping_sub(b.int()))),
             Mul | MulConst => Value::Int(wrap63(a.int().wrapping_mul(b.int()))),
             // A constant divisor is never 0 here: `/ 0` and `mod 0` stay Div and Mod.
-            Div | Mod | DivPow2 | DivConst | ModPow2 | ModConst => {
+            Div
+            | Mod
+            | DivPow2
+            | DivConst
+            | ModPow2
+            | ModConst
+            | DivReused { .. }
+            | ModReused { .. } => {
                 let d = b.int();
                 if d == 0 {
                     return Err(self.raise(EXN_DIVISION_BY_ZERO, Vec::new(), pos));
                 }
-                let r = if matches!(op, Div | DivPow2 | DivConst) {
+                let r = if matches!(op, Div | DivPow2 | DivConst | DivReused { .. }) {
                     a.int().wrapping_div(d)
                 } else {
                     a.int().wrapping_rem(d)

@@ -79,7 +79,7 @@ fn key(a: &Expr, i: &Expr) -> Option<Key> {
 }
 
 /// Functions that are no call in native code and leave memory alone.
-const PURE: [&str; 9] = [
+pub(crate) const PURE: [&str; 9] = [
     "!",
     "Char.code",
     "Char.unsafe_chr",
