@@ -233,7 +233,7 @@ impl Compiler<'_> {
                     flat,
                     checked,
                     generic,
-                    reused: false,
+                    known: InRegister::Nothing,
                 };
                 self.imp(op, vec![arg(0), arg(1)], pos)
             }
@@ -256,7 +256,11 @@ impl Compiler<'_> {
                     let op = match (op, self.shared.get(&node)) {
                         (StrOp::Get { checked: true, .. }, Some(Shared::Reused)) => StrOp::Get {
                             checked: true,
-                            reused: true,
+                            known: InRegister::Element,
+                        },
+                        (StrOp::Get { checked: true, .. }, Some(Shared::Length)) => StrOp::Get {
+                            checked: true,
+                            known: InRegister::Length,
                         },
                         (StrOp::Set { checked: true, .. }, Some(Shared::Checked)) => StrOp::Set {
                             checked: false,
@@ -390,7 +394,12 @@ impl Compiler<'_> {
                     flat,
                     checked: true,
                     generic,
-                    reused: !generic && self.shared.get(&e.id) == Some(&Shared::Reused),
+                    known: match self.shared.get(&e.id) {
+                        _ if generic => InRegister::Nothing,
+                        Some(Shared::Reused) => InRegister::Element,
+                        Some(Shared::Length) => InRegister::Length,
+                        _ => InRegister::Nothing,
+                    },
                 };
                 self.imp(op, vec![a, i], e.pos)
             }

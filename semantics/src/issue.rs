@@ -62,11 +62,12 @@ const fn instructions(c: Counter) -> u8 {
         FloatDiv | FloatMult | FloatSqrt | FloatSub | FloatUMinus | Frame | FunApp | IntCondEq
         | IntCondGE | IntCondGT | IntCondLT | IntLand | IntLor | IntMultConst | IntOfFloat
         | IntUMinus | LetData | Raise | VariantElem => 2,
-        BoolNot | BytesUnsafeSet | CondValue | IntCondLE | IntLsl | IntLxor | IntModReused
-        | IntMult | LoopPoll | StringUnsafeGet => 3,
+        ArrayGetKnownLength | BoolNot | BytesUnsafeSet | CondValue | IntCondLE | IntLsl
+        | IntLxor | IntModReused | IntMult | LoopPoll | StringUnsafeGet => 3,
         Closure | FloatCondGE | FloatCondGT | FloatCondLE | FloatCondLT | FloatOfInt | IntAsr
         | IntLsr | PatternMatch | TailApp => 4,
-        ArrayGet | BoolAnd | BoolOr | FloatCondEq | ForIter | TableJump | TupleHead => 5,
+        ArrayGet | BoolAnd | BoolOr | FloatCondEq | ForIter | StringGetKnownLength | TableJump
+        | TupleHead => 5,
         ArrayLength | ArrayMakeWord | ArraySet | StringLength => 6,
         FloatBox | IntCompare | IntDivPow2 | IntModPow2 | TryWith => 7,
         Cons | FunDef | IntDivConst => 8,

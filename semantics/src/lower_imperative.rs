@@ -220,22 +220,23 @@ impl Lower {
             ImpOp::ArrayGet {
                 checked,
                 generic,
-                reused,
+                known,
                 ..
             } => {
                 let (a, i) = (take(), take());
                 // `Array.unsafe_get` is the element load alone, as a field read. A generic
                 // access tests the tag first: a header load, a compare and a branch, the
                 // shape of the bounds check, so it counts as one.
-                let counter = if checked || generic {
-                    Counter::ArrayGet
-                } else {
-                    Counter::TupleMatch
+                let counter = match known {
+                    InRegister::Element => None,
+                    InRegister::Length => Some(Counter::ArrayGetKnownLength),
+                    InRegister::Nothing if checked || generic => Some(Counter::ArrayGet),
+                    InRegister::Nothing => Some(Counter::TupleMatch),
                 };
                 ev(move |m| {
                     let i = i.int(m)?;
                     let a = a.get(m)?;
-                    if !reused {
+                    if let Some(counter) = counter {
                         m.count(counter);
                     }
                     let b = block(&a);

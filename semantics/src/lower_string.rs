@@ -6,7 +6,7 @@
 use crate::ast::Pos;
 use crate::catalogue::Counter;
 use crate::heap::{Born, MAX_YOUNG_WOSIZE};
-use crate::ir::StrOp;
+use crate::ir::{InRegister, StrOp};
 use crate::lower::{ev, Ev, Lower, Operand};
 use crate::lower_imperative::{in_range, invalid_argument};
 use crate::value::*;
@@ -46,19 +46,20 @@ impl Lower {
                     Ok(Value::Int(n as i64))
                 })
             }
-            StrOp::Get { checked, reused } => {
+            StrOp::Get { checked, known } => {
                 let (s, i) = (take(), take());
                 // An index out of bounds raises even for `unsafe_get`: native code would
                 // read the heap beyond, and the run would not be the one timed.
-                let counter = if checked {
-                    Counter::StringGet
-                } else {
-                    Counter::StringUnsafeGet
+                let counter = match known {
+                    InRegister::Element => None,
+                    InRegister::Length => Some(Counter::StringGetKnownLength),
+                    InRegister::Nothing if checked => Some(Counter::StringGet),
+                    InRegister::Nothing => Some(Counter::StringUnsafeGet),
                 };
                 ev(move |m| {
                     let i = i.int(m)?;
                     let s = s.get(m)?;
-                    if !reused {
+                    if let Some(counter) = counter {
                         m.count(counter);
                     }
                     let byte = string(&s).bytes.borrow().get(i as usize).copied();

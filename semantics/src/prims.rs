@@ -105,11 +105,11 @@ impl Prim {
             Prim::StringLength => StrOp::Length,
             Prim::StringGet => StrOp::Get {
                 checked: true,
-                reused: false,
+                known: crate::ir::InRegister::Nothing,
             },
             Prim::StringUnsafeGet => StrOp::Get {
                 checked: false,
-                reused: false,
+                known: crate::ir::InRegister::Nothing,
             },
             Prim::BytesSet => StrOp::Set {
                 checked: true,

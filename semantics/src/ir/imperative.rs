@@ -48,13 +48,13 @@ pub(crate) enum ImpOp {
     /// `a.(i)` (operands: the array, the index); `flat`: a float array; `checked: false` for
     /// `Array.unsafe_get`, a load alone; `generic`: an array whose element type is a type
     /// variable, whose tag ocamlopt tests at run time (a float read from a float array is then
-    /// boxed); `reused`: the element is already in a register (see
-    /// [`crate::shared_checks`]), no code at all.
+    /// boxed); `known`: what of a checked read is already in a register (see
+    /// [`crate::shared_checks`]).
     ArrayGet {
         flat: bool,
         checked: bool,
         generic: bool,
-        reused: bool,
+        known: InRegister,
     },
     /// `a.(i) <- v` (operands: the array, the index, the value); `checked: false` when the
     /// value has just read `a.(i)`, whose bounds check ocamlopt's CSE reuses; `generic` as
@@ -71,6 +71,19 @@ pub(crate) enum ImpOp {
     Str(StrOp),
     /// One of array.ml's C externals that copy or fill (operands: its arguments, in order).
     Arr(ArrOp),
+}
+
+/// What ocamlopt's CSE already computed for a checked read of an array element or a byte
+/// (see [`crate::shared_checks`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InRegister {
+    /// Nothing: the header load, the length, the check and the load.
+    Nothing,
+    /// The length, from a read of another element of the same array or string: the check
+    /// and the load.
+    Length,
+    /// The element itself: no code at all.
+    Element,
 }
 
 /// array.ml's externals behind `Array.copy`, `append`, `sub`, `concat`, `blit` and `fill`
@@ -94,9 +107,9 @@ pub(crate) enum ArrOp {
 pub(crate) enum StrOp {
     /// `String.length` / `Bytes.length`.
     Length,
-    /// `s.[i]`, `String.get`, `Bytes.get`; `checked: false` for `unsafe_get`; `reused`: the
-    /// byte is already in a register (see [`crate::shared_checks`]), no code at all.
-    Get { checked: bool, reused: bool },
+    /// `s.[i]`, `String.get`, `Bytes.get`; `checked: false` for `unsafe_get`; `known`: what
+    /// of a checked read is already in a register (see [`crate::shared_checks`]).
+    Get { checked: bool, known: InRegister },
     /// `Bytes.set`; `checked: false` for `unsafe_set`; `shared`: the check (and the untagged
     /// index) of a read just before is reused (see [`crate::shared_checks`]), the store alone.
     Set { checked: bool, shared: bool },
