@@ -69,3 +69,24 @@ fn describe_groups(groups: &[Vec<String>]) -> String {
         .collect::<Vec<_>>()
         .join(" and ")
 }
+
+/// `fit(options)`, and again without each method whose solver fails numerically (`dropped`
+/// hears which and why): one method's breakdown — the L1 simplex on a degenerate vertex of
+/// exact instruction counts — must not cost a model what the other methods can give it. Fails
+/// when every method has failed, or with any other error.
+pub fn without_failed_methods<T>(
+    options: &crate::FitOptions,
+    mut fit: impl FnMut(&crate::FitOptions) -> Result<T, FitError>,
+    mut dropped: impl FnMut(&str, &str),
+) -> Result<T, FitError> {
+    let mut options = options.clone();
+    loop {
+        match fit(&options) {
+            Err(FitError::Numerical { method, reason }) if options.methods.len() > 1 => {
+                dropped(&method, &reason);
+                options.methods.retain(|m| m.name() != method);
+            }
+            other => return other,
+        }
+    }
+}

@@ -107,7 +107,7 @@ pub mod synthetic;
 use std::collections::BTreeMap;
 
 pub use crate::diagnostics::LeaveOneProgramOut;
-pub use crate::error::FitError;
+pub use crate::error::{without_failed_methods, FitError};
 pub use crate::gc::GcModel;
 pub use crate::input::{FitContext, FitOptions, Method, Observation, MIN_BOOTSTRAP_RESAMPLES};
 pub use crate::memory::MemoryFit;

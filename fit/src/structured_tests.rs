@@ -262,3 +262,87 @@ fn a_construct_that_makes_half_of_its_one_program_is_judged_when_missed_by_a_qua
         .collect();
     assert!(misfit(&disagreeing, &per_occurrence, &nnls).is_empty());
 }
+
+#[test]
+fn a_misfit_the_suite_cannot_separate_stays_ordinary_and_the_others_are_priced_apart() {
+    let per_occurrence = instructions_of(&[("Frame", 1.5), ("IntDivConst", 7.4), ("IntAdd", 1.5)]);
+    let misfits = vec!["Frame".to_string(), "IntDivConst".to_string()];
+    // Priced apart, IntDivConst is aliased with a construct already apart; Frame is not.
+    let mut tries = Vec::new();
+    let refit = |narrower: &BTreeMap<String, f64>| {
+        tries.push(narrower.len());
+        if narrower.contains_key("IntDivConst") {
+            Ok(narrower.keys().cloned().collect::<Vec<_>>())
+        } else {
+            Err(FitError::RankDeficient {
+                rank: 3,
+                constructs: 4,
+                aliased: vec![vec!["IntDivConst".to_string(), "DividerCycle".to_string()]],
+            })
+        }
+    };
+    let (narrower, ordinary) = price_apart(&per_occurrence, misfits, refit).expect("Frame apart");
+    assert_eq!(
+        ordinary,
+        vec!["IntAdd".to_string(), "IntDivConst".to_string()]
+    );
+    assert!(!narrower.contains_key("Frame"));
+    assert_eq!(
+        tries,
+        vec![1, 2],
+        "all misfits first, then those the fit can separate"
+    );
+    // An aliasing that involves no misfit, or another failure, gives up as before.
+    let unrelated = |_: &BTreeMap<String, f64>| -> Result<(), FitError> {
+        Err(FitError::RankDeficient {
+            rank: 3,
+            constructs: 4,
+            aliased: vec![vec!["A".to_string(), "B".to_string()]],
+        })
+    };
+    assert!(price_apart(&per_occurrence, vec!["Frame".to_string()], unrelated).is_none());
+    assert!(price_apart(&per_occurrence, Vec::new(), |_| Ok(())).is_none());
+}
+
+#[test]
+fn a_method_that_breaks_down_is_left_out_and_the_others_fit() {
+    let options = FitOptions::default();
+    let mut asked = Vec::new();
+    let methods = crate::without_failed_methods(
+        &options,
+        |options| {
+            asked.push(options.methods.len());
+            if options.methods.contains(&Method::L1) {
+                Err(FitError::Numerical {
+                    method: Method::L1.name().to_string(),
+                    reason: "the basis became singular".to_string(),
+                })
+            } else {
+                Ok(options.methods.clone())
+            }
+        },
+        |_, _| {},
+    )
+    .expect("LS and NNLS fit");
+    assert!(!methods.contains(&Method::L1) && methods.contains(&Method::Nnls));
+    assert_eq!(
+        asked,
+        vec![options.methods.len(), options.methods.len() - 1]
+    );
+    // The last method's failure is the fit's.
+    let only_l1 = FitOptions {
+        methods: [Method::L1].into(),
+        ..FitOptions::default()
+    };
+    let failed = crate::without_failed_methods(
+        &only_l1,
+        |_| -> Result<(), FitError> {
+            Err(FitError::Numerical {
+                method: "l1".to_string(),
+                reason: "singular".to_string(),
+            })
+        },
+        |_, _| {},
+    );
+    assert!(matches!(failed, Err(FitError::Numerical { .. })));
+}

@@ -25,16 +25,13 @@ pub(crate) fn fit_without_failed_methods(
     options: &fit::FitOptions,
     what: &str,
 ) -> Result<fit::CostModel, fit::FitError> {
-    let mut options = options.clone();
-    loop {
-        match fit::fit(obs, context, &options) {
-            Err(fit::FitError::Numerical { method, reason }) if options.methods.len() > 1 => {
-                eprintln!("mlcost: warning: fitting {what}: {method} failed ({reason}); the model has the other methods");
-                options.methods.retain(|m| m.name() != method);
-            }
-            other => return other,
-        }
-    }
+    fit::without_failed_methods(
+        options,
+        |options| fit::fit(obs, context, options),
+        |method, reason| {
+            eprintln!("mlcost: warning: fitting {what}: {method} failed ({reason}); the model has the other methods");
+        },
+    )
 }
 
 /// Fits every compiler of the run; writes `model-<compiler>.json` for each and `model.json`
