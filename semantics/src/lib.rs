@@ -312,6 +312,7 @@ mod compile_fun;
 mod compile_imperative;
 mod compile_inline_record;
 mod compile_pat;
+mod cse_walk;
 mod error;
 mod exhaustive;
 mod expr_shapes;

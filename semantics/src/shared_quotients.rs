@@ -21,8 +21,8 @@
 //! register, which only an assignment of it changes.
 
 use crate::ast::*;
+use crate::cse_walk::{forget, walk_items, Available, Numbering};
 use crate::infer::Typing;
-use crate::types::CmpClass;
 use std::collections::HashSet;
 
 /// A dividend and divisor whose quotient is in a register.
@@ -43,15 +43,7 @@ pub(crate) fn analyse(items: &[Item], typing: &Typing) -> HashSet<NodeId> {
         reused: HashSet::new(),
         registers: Vec::new(),
     };
-    for item in items {
-        if let Item::Let { bindings, .. } = item {
-            for b in bindings {
-                pass.walk(&b.expr, &mut Vec::new());
-            }
-        } else if let Item::Expr(e) = item {
-            pass.walk(e, &mut Vec::new());
-        }
-    }
+    walk_items(&mut pass, items);
     pass.reused
 }
 
@@ -148,15 +140,10 @@ fn local_ref(bindings: &[Binding], body: &Expr) -> Option<String> {
         .then(|| name.clone())
 }
 
-/// Forgets the quotients whose dividend reads `name` (assigned, or shadowed by a new binding).
-fn forget(avail: &mut Vec<Quotient>, name: &str) {
-    avail.retain(|q| !q.names.iter().any(|n| n == name));
-}
-
-fn forget_pattern(avail: &mut Vec<Quotient>, p: &Pattern) {
-    let mut names = Vec::new();
-    crate::fv::pattern_vars(p, &mut names);
-    names.iter().for_each(|n| forget(avail, n));
+impl Available for Quotient {
+    fn mentions(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
 }
 
 /// An allocation or a store: what was loaded may have changed.
@@ -171,214 +158,60 @@ struct Pass<'a> {
     registers: Vec<String>,
 }
 
-impl Pass<'_> {
-    /// Walks `e` as a condition: the quotients available where it is true, and where it is
-    /// false (none where a branch of `&&` or `||` joins another).
-    fn cond(&mut self, e: &Expr, avail: &[Quotient]) -> (Vec<Quotient>, Vec<Quotient>) {
-        match &e.kind {
-            ExprKind::BinOp(BinOp::And, x, y) => {
-                let (xt, _) = self.cond(x, avail);
-                let (yt, _) = self.cond(y, &xt);
-                (yt, Vec::new())
+/// A call forgets every quotient; an allocation or a store only those that read memory.
+impl Numbering for Pass<'_> {
+    type Key = Quotient;
+
+    fn typing(&self) -> &Typing {
+        self.typing
+    }
+
+    fn operator(&mut self, e: &Expr, avail: &mut Vec<Quotient>) -> bool {
+        let ExprKind::BinOp(BinOp::Div | BinOp::Mod, x, y) = &e.kind else {
+            return false;
+        };
+        match quotient(x, y, &self.registers) {
+            Some(q) if avail.contains(&q) => {
+                self.reused.insert(e.id);
+                false
             }
-            ExprKind::BinOp(BinOp::Or, x, y) => {
-                let (_, xf) = self.cond(x, avail);
-                let (_, yf) = self.cond(y, &xf);
-                (Vec::new(), yf)
+            Some(q) => {
+                avail.push(q);
+                false
             }
-            _ => {
-                let mut after = avail.to_vec();
-                self.walk(e, &mut after);
-                (after.clone(), after)
-            }
+            // A divisor known only at run time is tested for zero: a branch, then the
+            // division, and the two ways join.
+            None => constant_divisor(y).is_none(),
         }
     }
 
-    /// The cases of a `match` or a handler, each starting from what `avail` says.
-    fn arms(&mut self, arms: &[Arm], avail: &[Quotient]) {
-        for arm in arms {
-            let mut here = avail.to_vec();
-            forget_pattern(&mut here, &arm.pat);
-            if let Some(g) = &arm.guard {
-                self.walk(g, &mut here);
-            }
-            self.walk(&arm.body, &mut here);
+    fn allocated(&self, avail: &mut Vec<Quotient>) {
+        forget_loads(avail);
+    }
+
+    fn stored(&self, avail: &mut Vec<Quotient>) {
+        forget_loads(avail);
+    }
+
+    fn assigned(&self, r: &str, avail: &mut Vec<Quotient>) {
+        forget(avail, r);
+        if !self.registers.iter().any(|n| n == r) {
+            forget_loads(avail);
         }
     }
 
-    fn walk_all<'e>(&mut self, es: impl Iterator<Item = &'e Expr>, avail: &mut Vec<Quotient>) {
-        es.for_each(|e| self.walk(e, avail));
+    fn value_joined(&self, avail: &mut Vec<Quotient>) {
+        avail.clear();
     }
 
-    fn walk(&mut self, e: &Expr, avail: &mut Vec<Quotient>) {
-        match &e.kind {
-            ExprKind::Int(_)
-            | ExprKind::Float(_)
-            | ExprKind::Str(_)
-            | ExprKind::Char(_)
-            | ExprKind::Bool(_)
-            | ExprKind::Unit
-            | ExprKind::Var(_) => {}
-            ExprKind::ArrayGet(a, i) => self.walk_all([&**i, &**a].into_iter(), avail),
-            ExprKind::ArraySet(a, i, v) => {
-                self.walk_all([&**v, &**i, &**a].into_iter(), avail);
-                forget_loads(avail);
-            }
-            ExprKind::App { func, args, .. } => {
-                let name = match &func.kind {
-                    ExprKind::Var(f) => f.as_str(),
-                    _ => "",
-                };
-                match (name, args.as_slice()) {
-                    ("String.get" | "Bytes.get", [s, i]) => {
-                        self.walk_all([i, s].into_iter(), avail)
-                    }
-                    ("Bytes.set", [s, i, c]) => {
-                        self.walk_all([c, i, s].into_iter(), avail);
-                        forget_loads(avail);
-                    }
-                    (":=" | "incr" | "decr", [r, rest @ ..]) => {
-                        self.walk_all(rest.iter(), avail);
-                        match &r.kind {
-                            ExprKind::Var(r) if self.registers.contains(r) => forget(avail, r),
-                            ExprKind::Var(r) => {
-                                forget(avail, r);
-                                forget_loads(avail);
-                            }
-                            _ => avail.clear(),
-                        }
-                    }
-                    _ => {
-                        self.walk_all(args.iter().rev(), avail);
-                        self.walk(func, avail);
-                        if !crate::shared_checks::PURE.contains(&name) {
-                            avail.clear();
-                        }
-                    }
-                }
-            }
-            ExprKind::BinOp(BinOp::And | BinOp::Or, x, y) => {
-                self.walk(x, avail);
-                let mut second = avail.clone();
-                self.walk(y, &mut second);
-                // The two ways join.
-                avail.clear();
-            }
-            ExprKind::BinOp(BinOp::Div | BinOp::Mod, x, y) => {
-                self.walk_all([&**y, &**x].into_iter(), avail);
-                match quotient(x, y, &self.registers) {
-                    Some(q) if avail.contains(&q) => {
-                        self.reused.insert(e.id);
-                    }
-                    Some(q) => avail.push(q),
-                    // A divisor known only at run time is tested for zero: a branch, then
-                    // the division, and the two ways join.
-                    None if constant_divisor(y).is_none() => avail.clear(),
-                    None => {}
-                }
-            }
-            ExprKind::BinOp(op, x, y) => {
-                self.walk_all([&**y, &**x].into_iter(), avail);
-                let calls = matches!(
-                    op,
-                    BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-                ) && matches!(
-                    self.typing.comparisons.get(&e.id).copied(),
-                    Some(CmpClass::Poly) | None
-                );
-                if calls {
-                    avail.clear();
-                }
-            }
-            ExprKind::UnOp(_, x) | ExprKind::Field(x, _) | ExprKind::Annot(x, _) => {
-                self.walk(x, avail)
-            }
-            ExprKind::If(c, t, f) => {
-                let (yes, no) = self.cond(c, avail);
-                self.walk(t, &mut yes.clone());
-                if let Some(f) = f {
-                    self.walk(f, &mut no.clone());
-                }
-                avail.clear();
-            }
-            ExprKind::Seq(a, b) => self.walk_all([&**a, &**b].into_iter(), avail),
-            ExprKind::Let { bindings, body, .. } if local_ref(bindings, body).is_some() => {
-                let [b] = bindings.as_slice() else {
-                    unreachable!()
-                };
-                self.walk(&b.expr, avail);
-                forget_pattern(avail, &b.pat);
-                self.registers.extend(local_ref(bindings, body));
-                self.walk(body, avail);
-                self.registers.pop();
-            }
-            ExprKind::Let { bindings, body, .. } => {
-                for b in bindings {
-                    self.walk(&b.expr, avail);
-                    forget_pattern(avail, &b.pat);
-                }
-                self.walk(body, avail);
-            }
-            ExprKind::Match(s, arms) | ExprKind::Try(s, arms) => {
-                let is_try = matches!(e.kind, ExprKind::Try(..));
-                self.walk(s, avail);
-                self.arms(arms, if is_try { &[] } else { avail });
-                avail.clear();
-            }
-            ExprKind::MatchExn(s, arms, handlers) => {
-                self.walk(s, avail);
-                self.arms(arms, avail);
-                self.arms(handlers, &[]);
-                avail.clear();
-            }
-            ExprKind::While(c, body) => {
-                let (yes, _) = self.cond(c, &[]);
-                self.walk(body, &mut yes.clone());
-                avail.clear();
-            }
-            ExprKind::For {
-                from, until, body, ..
-            } => {
-                self.walk_all([&**until, &**from].into_iter(), avail);
-                self.walk(body, &mut Vec::new());
-                avail.clear();
-            }
-            // Another function's body; building its closure allocates.
-            ExprKind::Fun { body, .. } => {
-                self.walk(body, &mut Vec::new());
-                forget_loads(avail);
-            }
-            ExprKind::Function(arms) => {
-                for arm in arms {
-                    self.walk(&arm.body, &mut Vec::new());
-                }
-                forget_loads(avail);
-            }
-            ExprKind::Constr(_, arg) => {
-                if let Some(a) = arg {
-                    self.walk(a, avail);
-                    forget_loads(avail);
-                }
-            }
-            ExprKind::Tuple(items) | ExprKind::List(items) | ExprKind::Array(items) => {
-                self.walk_all(items.iter().rev(), avail);
-                forget_loads(avail);
-            }
-            ExprKind::Cons(a, b) => {
-                self.walk_all([&**b, &**a].into_iter(), avail);
-                forget_loads(avail);
-            }
-            ExprKind::Record(fields, base) => {
-                self.walk_all(fields.iter().map(|(_, v)| v), avail);
-                if let Some(b) = base {
-                    self.walk(b, avail);
-                }
-                forget_loads(avail);
-            }
-            ExprKind::SetField(r, _, v) => {
-                self.walk_all([&**v, &**r].into_iter(), avail);
-                forget_loads(avail);
-            }
-        }
+    fn enter_let(&mut self, bindings: &[Binding], body: &Expr) -> bool {
+        let name = local_ref(bindings, body);
+        let kept = name.is_some();
+        self.registers.extend(name);
+        kept
+    }
+
+    fn leave_let(&mut self) {
+        self.registers.pop();
     }
 }

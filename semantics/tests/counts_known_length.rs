@@ -5,22 +5,14 @@
 
 mod common;
 
-use common::count;
+use common::{count, pairs};
 
 /// The header loads of `function` in the `ocamlopt -inline 0 -S` output for `source`: the
 /// loads from `-8(%reg)` (a header written there is a new block's).
 fn header_loads_in(source: &str, function: &str) -> usize {
-    let assembly = common::assembly("headers", source);
-    let label = format!("camlHeaders__{function}_");
-    assembly
-        .lines()
-        .skip_while(|l| !(l.starts_with(&label) && l.ends_with(':')))
-        .take_while(|l| !l.contains(".cfi_endproc"))
-        .filter(|l| {
-            let l = l.trim();
-            l.starts_with("movq") && l.contains("\t-8(%r")
-        })
-        .count()
+    common::assembly_lines_in("headers", source, function, |l| {
+        l.starts_with("movq") && l.contains("\t-8(%r")
+    })
 }
 
 /// Counts of the element reads alone.
@@ -29,10 +21,6 @@ fn reads(source: &str, size: i64) -> Vec<(String, u64)> {
         .into_iter()
         .filter(|(k, _)| k.starts_with("ArrayGet") || k.starts_with("StringGet"))
         .collect()
-}
-
-fn pairs(p: &[(&str, u64)]) -> Vec<(String, u64)> {
-    p.iter().map(|(k, n)| (k.to_string(), *n)).collect()
 }
 
 #[test]

@@ -7,25 +7,12 @@
 
 mod common;
 
-use common::{count, expect};
-
-/// The lines of `function` in the `ocamlopt -inline 0 -S` output for `source` that `keep`
-/// accepts.
-fn lines_in(source: &str, function: &str, keep: impl Fn(&str) -> bool) -> usize {
-    let assembly = common::assembly("quotients", source);
-    let label = format!("camlQuotients__{function}_");
-    assembly
-        .lines()
-        .skip_while(|l| !(l.starts_with(&label) && l.ends_with(':')))
-        .take_while(|l| !l.contains(".cfi_endproc"))
-        .filter(|l| keep(l.trim()))
-        .count()
-}
+use common::{count, pairs};
 
 /// The quotients by a constant other than 2^k that `function` computes: one-operand `imulq`
 /// (the multiply-high by the reciprocal).
 fn multiply_highs_in(source: &str, function: &str) -> usize {
-    lines_in(source, function, |l| {
+    common::assembly_lines_in("quotients", source, function, |l| {
         l.starts_with("imulq") && !l.contains(',')
     })
 }
@@ -33,7 +20,7 @@ fn multiply_highs_in(source: &str, function: &str) -> usize {
 /// The dividends adjusted for a division or remainder by 2^k that `function` computes: each
 /// takes the sign with one `shr` by 64 − k.
 fn pow2_adjustments_in(source: &str, function: &str) -> usize {
-    lines_in(source, function, |l| l.starts_with("shrq\t$6"))
+    common::assembly_lines_in("quotients", source, function, |l| l.starts_with("shrq\t$6"))
 }
 
 /// Counts of the division constructs alone.
@@ -42,10 +29,6 @@ fn divisions(source: &str, size: i64) -> Vec<(String, u64)> {
         .into_iter()
         .filter(|(k, _)| k.contains("Div") || k.contains("Mod"))
         .collect()
-}
-
-fn pairs(p: &[(&str, u64)]) -> Vec<(String, u64)> {
-    expect(p).into_iter().collect()
 }
 
 #[test]

@@ -153,6 +153,36 @@ pub fn assembly(module: &str, source: &str) -> String {
     std::fs::read_to_string(dir.path().join(format!("{module}.s"))).unwrap()
 }
 
+/// How many lines of `function`'s code, in the assembly `ocamlopt -inline 0 -S` writes for
+/// `source` compiled as module `module`, `keep` accepts (each trimmed).
+pub fn assembly_lines_in(
+    module: &str,
+    source: &str,
+    function: &str,
+    keep: impl Fn(&str) -> bool,
+) -> usize {
+    let label = format!("caml{}__{function}_", capitalised(module));
+    assembly(module, source)
+        .lines()
+        .skip_while(|l| !(l.starts_with(&label) && l.ends_with(':')))
+        .take_while(|l| !l.contains(".cfi_endproc"))
+        .filter(|l| keep(l.trim()))
+        .count()
+}
+
+fn capitalised(module: &str) -> String {
+    let mut chars = module.chars();
+    chars
+        .next()
+        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
+}
+
+/// Counts as name and number pairs in name order, as a count map lists them (zeros left out).
+pub fn pairs(p: &[(&str, u64)]) -> Vec<(String, u64)> {
+    expect(p).into_iter().collect()
+}
+
 /// Asserts that the interpreter's result digest of `source` (written to `file_name`) equals
 /// the native binary's at each size.
 pub fn assert_agrees_with_native(file_name: &str, source: &str, sizes: &[u64]) {
