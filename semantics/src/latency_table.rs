@@ -172,6 +172,15 @@ impl Walk {
         self.unboxing_load() + self.boxed()
     }
 
+    /// A value held across a call: stored to the frame before it, loaded back after.
+    pub(crate) fn reloaded(self) -> u32 {
+        if self == Walk::WithoutMergeOrForward {
+            0
+        } else {
+            LOAD
+        }
+    }
+
     /// An integer the iteration before stored, loaded after a multiply ([`LATE_FORWARD`]).
     pub(crate) fn late_forwarded(self) -> u32 {
         if self == Walk::WithoutMergeOrForward {

@@ -33,10 +33,14 @@ impl Walker<'_> {
         let late = !float && multiply_in_flight(&node.rhs);
         let (a, b) = if late {
             let b = self.operand(&mut node.rhs, float);
-            (self.late_operand(&mut node.lhs), b)
+            let at = self.calls_made;
+            let a = self.late_operand(&mut node.lhs);
+            (a, self.across_calls(b, at))
         } else {
             let a = self.operand(&mut node.lhs, float);
-            (a, self.operand(&mut node.rhs, float))
+            let at = self.calls_made;
+            let b = self.operand(&mut node.rhs, float);
+            (self.across_calls(a, at), b)
         };
         // ocamlopt computes `a * b` as `(a - 1) * (b asr 1) + 1`: the right operand's
         // untagging shift delays it 3 cycles, the left one's decrement not at all

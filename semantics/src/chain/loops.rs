@@ -82,6 +82,8 @@ impl Walker<'_> {
             loaded_at_use: self.loaded_at_use.clone(),
             late_load: false,
             start: sources - 1,
+            calls_made: 0,
+            bound_at: HashMap::new(),
         };
         let test = inner.lat(cond);
         inner.lat(body);
