@@ -154,6 +154,14 @@ pub(crate) const SHADOW_PER_CALL: u64 = 18;
 /// 10.16 → 9.22%, with GC 11.93 → 11.87% and 11.91 → 11.78% (four and six cycles did worse).
 /// Not for a linear recursion's levels, whose calls are the recursion itself: with it,
 /// `append`'s way down (`hd :: append tl l2`) went from −20% to −25%.
+///
+/// Calibrated on session 41's host. On the Intel host of sessions 47–50 a direct call holds
+/// the front end far less (`callshadow_0`, a call and its loop, 2.1 cycles an iteration; two
+/// calls of `id` in 2.6), and a list walk calling a known function runs 1.3 cycles an element
+/// slower than one calling a closure, whose chain this hold hides as measured. Lower holds
+/// were tried (0 or 2 cycles for every call, 0 for a direct call only): the known-call walks
+/// −50% → −23%, but the controls 10.9% → 11.3–11.6% (`expr_eval` +27%). See docs/latency.md,
+/// "Loops that keep their variables in the frame".
 pub(crate) const CALL_HOLD: u64 = 5 * ISSUE_WIDTH;
 
 /// How long the minor heap takes a word an iteration allocates, in [`ISSUE_WIDTH`]ths of a
