@@ -260,8 +260,16 @@ impl<'a> Walker<'a> {
     }
 
     fn bind(&mut self, slot: Slot, lat: Lat) {
-        self.bound_at.insert(slot, self.calls_made);
+        if self.keeps_frame() {
+            self.bound_at.insert(slot, self.calls_made);
+        }
         self.env.insert(slot, lat);
+    }
+
+    /// Whether this is a `for` or `while` loop's walk, whose variables live in the frame
+    /// across a call ([`Walker::across_calls`]).
+    fn keeps_frame(&self) -> bool {
+        self.self_result.is_none()
     }
 
     /// `lat` loaded back from the frame if a call was made since `since`, in a `for` or
@@ -274,8 +282,8 @@ impl<'a> Walker<'a> {
     /// loop (n - 1)` runs 2.1 cycles an iteration; a list walk calling a closure, as fast as
     /// the walk alone), and counting it there put the closure walks 50 points over.
     fn across_calls(&self, lat: Lat, since: u32) -> Lat {
-        if self.calls_made > since && self.self_result.is_none() {
-            plus(&lat, self.known.walk.reloaded())
+        if self.calls_made > since && self.keeps_frame() {
+            plus(&lat, self.known.walk.forwarded_load())
         } else {
             lat
         }

@@ -156,9 +156,10 @@ impl Walk {
         }
     }
 
-    /// The load of a boxed float's contents: on a chain a loop carries, the box was stored by
-    /// the iteration before, so the load waits on a store's forwarding.
-    pub(crate) fn unboxing_load(self) -> u32 {
+    /// A load whose value a store on the chain wrote, so that it waits on the store's
+    /// forwarding: a boxed float's contents (the box stored by the iteration before), a
+    /// value a loop keeps in its frame across a call.
+    pub(crate) fn forwarded_load(self) -> u32 {
         if self == Walk::WithoutMergeOrForward {
             0
         } else {
@@ -169,16 +170,7 @@ impl Walk {
     /// A load of what an earlier iteration stored to memory (a boxed float, a float field, an
     /// array element): the load and the store's forwarding to it.
     pub(crate) fn forwarded(self) -> u32 {
-        self.unboxing_load() + self.boxed()
-    }
-
-    /// A value held across a call: stored to the frame before it, loaded back after.
-    pub(crate) fn reloaded(self) -> u32 {
-        if self == Walk::WithoutMergeOrForward {
-            0
-        } else {
-            LOAD
-        }
+        self.forwarded_load() + self.boxed()
     }
 
     /// An integer the iteration before stored, loaded after a multiply ([`LATE_FORWARD`]).

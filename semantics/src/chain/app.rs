@@ -8,16 +8,14 @@ use crate::loop_carried::max_cycle_mean;
 
 impl Walker<'_> {
     pub(super) fn app(&mut self, app: &mut App) -> Lat {
-        let mut made = Vec::with_capacity(app.args.len());
-        let mut args: Vec<Lat> = Vec::with_capacity(app.args.len());
-        for a in app.args.iter_mut() {
-            args.push(self.lat(a));
-            made.push(self.calls_made);
-        }
+        let evaluated: Vec<(Lat, u32)> = app
+            .args
+            .iter_mut()
+            .map(|a| (self.lat(a), self.calls_made))
+            .collect();
         // An argument computed before another one's call is held across it.
-        let args: Vec<Lat> = args
+        let args: Vec<Lat> = evaluated
             .into_iter()
-            .zip(made)
             .map(|(l, at)| self.across_calls(l, at))
             .collect();
         if !app.tail {

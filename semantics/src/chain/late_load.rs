@@ -67,7 +67,7 @@ impl Walker<'_> {
                 _ => false,
             };
         if boxed {
-            plus(&l, self.known.walk.unboxing_load())
+            plus(&l, self.known.walk.forwarded_load())
         } else {
             l
         }
